@@ -1,0 +1,24 @@
+import Foundation
+
+/// A fresh directory under the system temporary directory, removed when the value is released.
+public final class TemporaryDirectory: Sendable {
+    /// The directory's location.
+    public let url: URL
+
+    /// Creates a new, empty, private (0700) directory.
+    public init(prefix: String = "swcred-test") throws {
+        let base = URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
+        url = base.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(
+            at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    /// A path inside the directory.
+    public func path(_ name: String) -> String {
+        url.appendingPathComponent(name).path
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
