@@ -1,0 +1,20 @@
+// swift-tools-version: 6.0
+// Benchmarks live in their own package so that release builds of them never slow the main build.
+// Run them with `Scripts/bench` (release mode, side by side with the peers named in DESIGN.md).
+import PackageDescription
+
+let library: Target.Dependency = .product(name: "SharedWebCredentials", package: "swcred")
+
+let package = Package(
+    name: "swcred-benchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "swcred", path: "..")
+    ],
+    targets: [
+        .target(name: "BenchmarkSupport"),
+        .executableTarget(name: "vault-bench", dependencies: [library, "BenchmarkSupport"]),
+        .executableTarget(name: "password-bench", dependencies: [library, "BenchmarkSupport"]),
+        .executableTarget(name: "association-bench", dependencies: [library, "BenchmarkSupport"]),
+    ]
+)

@@ -1,0 +1,1 @@
+print("association benchmarks: not written yet")

@@ -1,0 +1,1 @@
+print("password benchmarks: not written yet")
