@@ -56,9 +56,17 @@ let package = Package(
             ],
             path: "Tests/TestSupport"
         ),
+        .executableTarget(
+            name: "VaultTestClient",
+            dependencies: ["SharedWebCredentials"],
+            path: "Tests/VaultTestClient"
+        ),
         .testTarget(
             name: "SharedWebCredentialsTests",
-            dependencies: ["SharedWebCredentials", "TestSupport"]
+            dependencies: [
+                "SharedWebCredentials", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "swcredTests",

@@ -54,6 +54,6 @@ enum EmbeddedMigrations {
                 created_at INTEGER NOT NULL
             ) STRICT, WITHOUT ROWID;
             """#
-        ),
+        )
     ]
 }

@@ -11,11 +11,16 @@ enum VaultDatabase {
     /// and a busy timeout so that concurrent processes wait for each other.
     static func open(path: String, busyTimeout: TimeInterval) throws -> DatabaseQueue {
         var configuration = Configuration()
-        configuration.journalMode = .wal
         configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
         configuration.label = "swcred.vault"
+        // WAL is set here rather than with GRDB's `journalMode = .wal`, which would switch to
+        // synchronous=NORMAL and write to the file on every open (even a failed unlock).
         configuration.prepareDatabase { db in
+            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            guard mode == "wal" else {
+                throw SharedWebCredentialsError(.internalError, "SQLite could not switch \(path) to WAL mode.")
+            }
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         return try mappingErrors(path: path) {
