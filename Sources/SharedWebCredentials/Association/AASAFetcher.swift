@@ -30,6 +30,9 @@ public final class AASAFetcher: Sendable {
         self.options = options
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
+        // Wait at most a moment for the server's close_notify when a connection is closed (for
+        // example after cutting off an endless body): the file has been judged by then.
+        tls.shutdownTimeout = .milliseconds(500)
         if let caFile = options.caFile {
             let roots: [NIOSSLCertificate]
             do {
@@ -59,6 +62,9 @@ public final class AASAFetcher: Sendable {
             decompression: .disabled)
         configuration.dnsOverride = overrides
         configuration.httpVersion = .http1Only
+        // A refused connection is an answer: report it at once instead of retrying until the
+        // connect timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
     }
 
@@ -197,6 +203,11 @@ public final class AASAFetcher: Sendable {
         case let error as NIOConnectionError:
             let reason = error.connectionErrors.first.map { "\($0.error)" } ?? "\(error)"
             return ("connect", "could not connect to \(target) (\(connectHost):\(connectPort)): \(reason)")
+        case let error as IOError:
+            return (
+                "connect",
+                "could not connect to \(target) (\(connectHost):\(connectPort)): \(String(cString: strerror(error.errnoCode)))"
+            )
         default:
             return ("network", "could not fetch \(shownURL): \(error)")
         }
