@@ -1,0 +1,99 @@
+import Foundation
+
+/// The association half of the gate (SPEC.md §1): an (app, domain) pair passes only when a
+/// `webcredentials:` entry covers the domain and the site's standing verdict is `approved`.
+///
+/// Standing verdicts come from the store; when one is missing or due, the gate asks the site
+/// (unless offline) and records the outcome through the ``RecheckPolicy``.
+public struct AssociationGate: Sendable {
+    private let store: AssociationStore
+    private let verifier: Verifier?
+    private let policy: RecheckPolicy
+    private let now: @Sendable () -> Date
+
+    /// Creates a gate. Pass `verifier: nil` for offline mode: cached verdicts only.
+    public init(
+        store: AssociationStore, verifier: Verifier?, policy: RecheckPolicy = RecheckPolicy(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.verifier = verifier
+        self.policy = policy
+        self.now = now
+    }
+
+    /// Lets `app` act for `domain`, or throws why not.
+    ///
+    /// - Returns: the standing record (approved).
+    /// - Throws: `missingEntitlement` (no covering entry), `notApproved` (denied, or an approval
+    ///   that went stale), `networkFailure` (never verified and the site cannot be reached, or
+    ///   offline with no cached verdict).
+    public func authorize(app: RegisteredApp, domain: DomainTarget) async throws -> AssociationRecord {
+        guard let entry = app.entitlements.webcredentialsEntry(covering: domain) else {
+            throw SharedWebCredentialsError(
+                .missingEntitlement,
+                "\(domain) is not covered by a webcredentials: entry of \(app.identifier); add webcredentials:\(domain) to its entitlement"
+            )
+        }
+        let record = try await standingRecord(app: app.identifier, entry: entry)
+        guard let record else {
+            throw SharedWebCredentialsError(
+                .networkFailure,
+                "offline and \(app.identifier) was never verified for \(AssociationStore.domainKey(for: entry)); run `swcred verify` online"
+            )
+        }
+        switch policy.effectiveVerdict(record, at: now()) {
+        case .approved: return record
+        case .denied:
+            throw SharedWebCredentialsError(
+                .notApproved,
+                "\(AssociationStore.domainKey(for: entry)) has not approved \(app.identifier): \(record.lastError ?? "the app is not listed in webcredentials.apps")"
+            )
+        case .unverified:
+            let code: SharedWebCredentialsError.Code = record.approvedAt == nil ? .networkFailure : .notApproved
+            throw SharedWebCredentialsError(
+                code,
+                "could not verify \(app.identifier) with \(AssociationStore.domainKey(for: entry)): \(record.lastError ?? "the approval is older than 30 days and the site could not be re-checked")"
+            )
+        }
+    }
+
+    /// Asks the sites of every `webcredentials:` entry of `app` now (or only the entry covering
+    /// `domain`), stores the outcomes and returns the new records with the checks behind them.
+    public func refresh(app: RegisteredApp, domain: DomainTarget? = nil) async throws -> [(
+        record: AssociationRecord, check: DomainVerification
+    )] {
+        guard let verifier else {
+            throw SharedWebCredentialsError(.networkFailure, "cannot verify while offline; drop --offline")
+        }
+        var entries = app.entitlements.webcredentialsEntries
+        if let domain {
+            guard let entry = app.entitlements.webcredentialsEntry(covering: domain) else {
+                throw SharedWebCredentialsError(
+                    .missingEntitlement, "\(domain) is not covered by a webcredentials: entry of \(app.identifier)")
+            }
+            entries = [entry]
+        }
+        let checks = await verifier.verify(entries.map { (app.identifier, $0) })
+        let time = now()
+        var results: [(record: AssociationRecord, check: DomainVerification)] = []
+        for check in checks {
+            let previous = try store.record(app: app.identifier, entry: check.entry)
+            results.append((policy.apply(check, to: previous, at: time), check))
+        }
+        try store.save(results.map(\.record))
+        return results
+    }
+
+    private func standingRecord(app: ApplicationIdentifier, entry: AssociatedDomainEntry) async throws
+        -> AssociationRecord?
+    {
+        let cached = try store.record(app: app, entry: entry)
+        guard let verifier else { return cached }
+        if let cached, !policy.isDue(cached, at: now()) { return cached }
+        let check = await verifier.verify([(app, entry)])[0]
+        let record = policy.apply(check, to: cached, at: now())
+        try store.save(record)
+        return record
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// Host names as the association gate uses them: lower-case ASCII, Unicode names converted with
+/// IDNA to their `xn--` form (SPEC.md §2).
+public enum HostName {
+    /// What kind of host a validated name is.
+    public enum Kind: Sendable, Equatable {
+        /// A domain name with at least two labels.
+        case domain
+        /// An IPv4 or IPv6 address literal (allowed only in developer mode).
+        case ipAddress
+        /// `localhost` (allowed only in developer mode).
+        case localhost
+    }
+
+    /// Converts a host to lower-case ASCII (IDNA for Unicode labels) and checks SPEC.md §2's rules.
+    ///
+    /// - Parameter context: how the caller names the input in error messages (e.g. `domain "x"`).
+    /// - Returns: the ASCII host and its kind. IP and localhost are returned; the caller decides
+    ///   whether its mode allows them.
+    public static func normalize(_ input: String, context: String) throws -> (host: String, kind: Kind) {
+        func invalid(_ rule: String) -> SharedWebCredentialsError {
+            SharedWebCredentialsError(.invalidInput, "invalid \(context): \(rule)")
+        }
+        if input.isEmpty { throw invalid("the host is empty") }
+        if input.contains("://") { throw invalid("remove the scheme (https://): give the host name only") }
+        if input.contains("/") { throw invalid("remove the path or trailing slash: give the host name only") }
+        if input.contains(where: { $0.isWhitespace }) { throw invalid("the host contains white space") }
+        if input.hasPrefix("[") && input.hasSuffix("]") {
+            let inner = String(input.dropFirst().dropLast())
+            guard isIPv6(inner) else { throw invalid("\(input) is not a valid IPv6 address") }
+            return (inner.lowercased(), .ipAddress)
+        }
+        if isIPv4(input) || isIPv6(input) { return (input.lowercased(), .ipAddress) }
+        if input.hasSuffix(".") { throw invalid("remove the trailing dot") }
+        if input.hasPrefix(".") { throw invalid("the host starts with a dot") }
+        if input.contains("..") { throw invalid("the host has an empty label (\"..\")") }
+        let mapped = input.precomposedStringWithCanonicalMapping.lowercased()
+        var labels: [String] = []
+        for label in mapped.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+            labels.append(try asciiLabel(label, invalid: invalid))
+        }
+        let host = labels.joined(separator: ".")
+        if host == "localhost" { return (host, .localhost) }
+        if labels.count < 2 {
+            throw invalid("\"\(host)\" has no dot: use a full domain name such as example.com (bare TLDs are not allowed)")
+        }
+        if host.utf8.count > 253 { throw invalid("the host is longer than 253 characters") }
+        if labels.last!.allSatisfy(\.isNumber) { throw invalid("the top-level label \"\(labels.last!)\" is numeric") }
+        return (host, .domain)
+    }
+
+    private static func asciiLabel(_ label: String, invalid: (String) -> SharedWebCredentialsError) throws -> String {
+        if label.isEmpty { throw invalid("the host has an empty label") }
+        var ascii = label
+        if !label.unicodeScalars.allSatisfy(\.isASCII) {
+            guard
+                label.unicodeScalars.allSatisfy({
+                    $0.isASCII ? ($0.isASCIIAlphanumeric || $0 == "-") : $0.properties.isAlphabetic || $0.properties.numericType != nil || $0.properties.generalCategory == .nonspacingMark || $0.properties.generalCategory == .spacingMark
+                })
+            else { throw invalid("the label \"\(label)\" contains a character not allowed in host names") }
+            guard let encoded = Punycode.encode(label) else { throw invalid("the label \"\(label)\" cannot be encoded") }
+            ascii = "xn--" + encoded
+        }
+        guard ascii.unicodeScalars.allSatisfy({ $0.isASCIIAlphanumeric || $0 == "-" }) else {
+            throw invalid("the label \"\(label)\" may contain only letters, digits and hyphens")
+        }
+        if ascii.hasPrefix("-") || ascii.hasSuffix("-") {
+            throw invalid("the label \"\(label)\" starts or ends with a hyphen")
+        }
+        if ascii.utf8.count > 63 { throw invalid("the label \"\(label)\" is longer than 63 characters") }
+        return ascii
+    }
+
+    /// Whether a string is a dotted-quad IPv4 address.
+    static func isIPv4(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4
+            && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCIIDigitCharacter) && Int($0)! <= 255 }
+    }
+
+    /// Whether a string is an IPv6 address literal (checked with `inet_pton`).
+    static func isIPv6(_ text: String) -> Bool {
+        guard text.contains(":") else { return false }
+        var address = in6_addr()
+        return inet_pton(AF_INET6, text, &address) == 1
+    }
+}
+
+extension Character {
+    /// Whether the character is one of the ASCII digits 0-9.
+    var isASCIIDigitCharacter: Bool { ("0"..."9").contains(self) }
+}
+
+/// Parses a port number from text, requiring 1...65535.
+func parsePort(_ text: Substring, context: String) throws -> Int {
+    guard !text.isEmpty, text.allSatisfy(\.isASCIIDigitCharacter), text.count <= 5, let port = Int(text),
+        (1...65535).contains(port)
+    else {
+        throw SharedWebCredentialsError(.invalidInput, "invalid \(context): the port \"\(text)\" is not in 1...65535")
+    }
+    return port
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// When to ask a site again, and how a new check changes a standing verdict (SPEC.md §3).
+///
+/// - Approval: re-check after ``successInterval`` (5 days).
+/// - Failure or refusal: re-check after ``failureInterval`` (3.5 hours), doubling with each failure
+///   in a row, at most ``successInterval``.
+/// - A failed re-check (network, TLS, 5xx) keeps an approval until it is ``stalenessLimit``
+///   (30 days) old; a re-check that reaches the site and no longer finds the app revokes at once.
+public struct RecheckPolicy: Sendable {
+    /// How long an approval is trusted before it is checked again.
+    public var successInterval: TimeInterval
+    /// The first wait after a failure or refusal.
+    public var failureInterval: TimeInterval
+    /// How long an approval survives failed re-checks.
+    public var stalenessLimit: TimeInterval
+
+    /// The policy of SPEC.md §3: 5 days, 3.5 hours, 30 days.
+    public init(
+        successInterval: TimeInterval = 5 * 86_400, failureInterval: TimeInterval = 3.5 * 3_600,
+        stalenessLimit: TimeInterval = 30 * 86_400
+    ) {
+        self.successInterval = successInterval
+        self.failureInterval = failureInterval
+        self.stalenessLimit = stalenessLimit
+    }
+
+    /// The record that results from a fresh check, given the one before it (if any).
+    public func apply(_ check: DomainVerification, to previous: AssociationRecord?, at now: Date) -> AssociationRecord {
+        var record =
+            previous
+            ?? AssociationRecord(
+                service: check.entry.service, app: check.app, domain: AssociationStore.domainKey(for: check.entry),
+                verdict: .unverified, checkedAt: nil, nextCheck: now, lastError: nil, retryCount: 0,
+                documentDigest: nil, approvedAt: nil)
+        record.checkedAt = now
+        if let digest = check.documentDigest { record.documentDigest = digest }
+        switch check.verdict {
+        case .approved:
+            record.verdict = .approved
+            record.approvedAt = now
+            record.retryCount = 0
+            record.lastError = nil
+            record.nextCheck = now + successInterval
+            return record
+        case .denied:
+            record.verdict = .denied
+            record.approvedAt = nil
+        case .unverified:
+            record.verdict = isFreshApproval(record, at: now) ? .approved : .unverified
+        }
+        record.retryCount += 1
+        record.lastError = check.summary
+        record.nextCheck = now + backoff(afterFailures: record.retryCount)
+        return record
+    }
+
+    /// The wait after `failures` failed checks in a row.
+    public func backoff(afterFailures failures: Int) -> TimeInterval {
+        let doublings = Double(max(0, min(failures - 1, 16)))
+        return min(failureInterval * pow(2, doublings), successInterval)
+    }
+
+    /// Whether the site should be asked again: the re-check time has come, or the standing
+    /// approval has gone stale.
+    public func isDue(_ record: AssociationRecord, at now: Date) -> Bool {
+        now >= record.nextCheck || (record.verdict == .approved && !isFreshApproval(record, at: now))
+    }
+
+    /// The verdict that may be acted on now: an approval older than the staleness limit no
+    /// longer counts (it becomes `unverified`).
+    public func effectiveVerdict(_ record: AssociationRecord, at now: Date) -> AssociationVerdict {
+        if record.verdict == .approved && !isFreshApproval(record, at: now) { return .unverified }
+        return record.verdict
+    }
+
+    private func isFreshApproval(_ record: AssociationRecord, at now: Date) -> Bool {
+        guard record.verdict == .approved, let approvedAt = record.approvedAt else { return false }
+        return now.timeIntervalSince(approvedAt) < stalenessLimit
+    }
+}
