@@ -32,7 +32,7 @@ public struct AssociationGate: Sendable {
         guard let entry = app.entitlements.webcredentialsEntry(covering: domain) else {
             throw SharedWebCredentialsError(
                 .missingEntitlement,
-                "\(domain) is not covered by a webcredentials: entry of \(app.identifier); add webcredentials:\(domain) to its entitlement"
+                "\(domain) not found in com.apple.developer.associated-domains entitlement of \(app.identifier); add webcredentials:\(domain) to it with `swcred app add`"
             )
         }
         let record = try await standingRecord(app: app.identifier, entry: entry)
@@ -47,7 +47,7 @@ public struct AssociationGate: Sendable {
         case .denied:
             throw SharedWebCredentialsError(
                 .notApproved,
-                "\(AssociationStore.domainKey(for: entry)) has not approved \(app.identifier): \(record.lastError ?? "the app is not listed in webcredentials.apps")"
+                "\"\(AssociationStore.domainKey(for: entry))\" failed to approve \"\(app.identifier)\": \(record.lastError ?? "the app is not listed in webcredentials.apps")"
             )
         case .unverified:
             let code: SharedWebCredentialsError.Code = record.approvedAt == nil ? .networkFailure : .notApproved
@@ -60,7 +60,9 @@ public struct AssociationGate: Sendable {
 
     /// Asks the sites of every `webcredentials:` entry of `app` now (or only the entry covering
     /// `domain`), stores the outcomes and returns the new records with the checks behind them.
-    public func refresh(app: RegisteredApp, domain: DomainTarget? = nil) async throws -> [(
+    public func refresh(
+        app: RegisteredApp, domain: DomainTarget? = nil
+    ) async throws -> [(
         record: AssociationRecord, check: DomainVerification
     )] {
         guard let verifier else {
@@ -85,7 +87,9 @@ public struct AssociationGate: Sendable {
         return results
     }
 
-    private func standingRecord(app: ApplicationIdentifier, entry: AssociatedDomainEntry) async throws
+    private func standingRecord(
+        app: ApplicationIdentifier, entry: AssociatedDomainEntry
+    ) async throws
         -> AssociationRecord?
     {
         let cached = try store.record(app: app, entry: entry)

@@ -1,0 +1,167 @@
+import Foundation
+
+/// The gated, app-facing API: what `SecRequestSharedWebCredential`,
+/// `SecAddSharedWebCredential` and `SecCreateSharedWebCredentialPassword` are on Apple's systems.
+///
+/// An instance acts for one app. Every operation first passes the gate (SPEC.md §1): the app is
+/// registered in the vault, a `webcredentials:` entry of its entitlement covers the domain, and
+/// the domain's apple-app-site-association file approves the app, verified over HTTPS when the
+/// stored verdict is missing or due for a re-check (``RecheckPolicy``). Nothing is released,
+/// changed or generated for a pair that fails the gate.
+///
+/// The vault owner's ungated access is ``Vault/credentials``; this facade is what apps get.
+public struct SharedWebCredentials: Sendable {
+    /// The app this instance acts for.
+    public let app: ApplicationIdentifier
+    private let vault: Vault
+    private let gate: AssociationGate
+
+    /// Creates the facade for `app` over an unlocked vault.
+    ///
+    /// - Parameters:
+    ///   - verifier: fetches AASA files when a verdict is missing or due; `nil` means offline,
+    ///     where only stored verdicts count.
+    ///   - policy: when verdicts are re-checked and how long an approval survives failures.
+    ///   - now: the clock (injected by tests).
+    public init(
+        app: ApplicationIdentifier, vault: Vault, verifier: Verifier?, policy: RecheckPolicy = RecheckPolicy(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.app = app
+        self.vault = vault
+        gate = AssociationGate(
+            store: AssociationStore(writer: vault.database), verifier: verifier, policy: policy, now: now)
+    }
+
+    /// Releases saved credentials to the app (`SecRequestSharedWebCredential`).
+    ///
+    /// With a domain, the pair must pass the gate and the credentials saved for that server and
+    /// port are returned. Without one, every server in the vault that a `webcredentials:` entry
+    /// covers and whose site approves the app is searched; sites that do not approve it are
+    /// skipped. Choosing which credential to hand over is the caller's job (Apple shows a picker).
+    ///
+    /// - Parameter account: only the credential for this account name (exact match).
+    /// - Returns: the matches, sorted by server and account; never empty.
+    /// - Throws: the gate's errors, or `itemNotFound` ("no matching items found").
+    public func request(domain: DomainTarget? = nil, account: String? = nil) async throws -> [Credential] {
+        let registered = try AppRegistry(writer: vault.database).require(app)
+        let servers: [DomainTarget]
+        if let domain {
+            _ = try await gate.authorize(app: registered, domain: domain)
+            servers = [domain]
+        } else {
+            servers = try await approvedServers(of: registered)
+        }
+        let matches = try servers.flatMap { server in
+            try vault.credentials.find(server: server.host, port: server.port, account: account)
+        }
+        guard !matches.isEmpty else {
+            throw SharedWebCredentialsError(.itemNotFound, "no matching items found")
+        }
+        return matches
+    }
+
+    /// Adds, updates or deletes a credential (`SecAddSharedWebCredential`).
+    ///
+    /// After the gate: no credential and a password adds; the same password changes nothing and
+    /// asks nobody; a different password updates; no password (`nil`) deletes; no credential and
+    /// no password is a success with nothing to do. Every real change is put to `confirm` first.
+    ///
+    /// - Parameters:
+    ///   - password: the new password, or `nil` to delete.
+    ///   - confirm: asked before the change is made; returning `false` cancels it.
+    /// - Throws: `invalidInput` for an empty account or password, the gate's errors, `neverSave`
+    ///   when the owner marked the host "never save", `declined` when `confirm` says no.
+    @discardableResult
+    public func add(
+        domain: DomainTarget, account: String, password: SecureBytes?,
+        confirm: (CredentialChange) async throws -> Bool
+    ) async throws -> CredentialChangeOutcome {
+        guard !account.isEmpty else {
+            throw SharedWebCredentialsError(.invalidInput, "the account name is empty; give the account to save")
+        }
+        if let password, password.isEmpty {
+            throw SharedWebCredentialsError(.invalidInput, "the password is empty; nothing was saved")
+        }
+        let registered = try AppRegistry(writer: vault.database).require(app)
+        _ = try await gate.authorize(app: registered, domain: domain)
+        if password != nil, try vault.neverSave.isMarked(domain.host) {
+            throw SharedWebCredentialsError(
+                .neverSave,
+                "Item already exists for this server: the vault owner chose never to save passwords for \(domain.host) (clear it with `swcred never-save \(domain.host) --clear`)"
+            )
+        }
+        let existing = try vault.credentials.find(server: domain.host, port: domain.port, account: account).first
+        let kind: CredentialChange.Kind
+        switch (existing, password) {
+        case (nil, nil): return .nothingToDelete
+        case (.some, nil): kind = .delete
+        case (nil, .some): kind = .add
+        case (.some(let saved), .some(let new)):
+            if saved.password.isEqual(to: new) { return .unchanged }
+            kind = .update
+        }
+        guard try await confirm(CredentialChange(kind: kind, domain: domain, account: account)) else {
+            throw SharedWebCredentialsError(.declined, "declined: nothing was changed")
+        }
+        if let password {
+            try vault.credentials.upsert(server: domain.host, port: domain.port, account: account, password: password)
+            return kind == .add ? .added : .updated
+        }
+        try vault.credentials.delete(server: domain.host, port: domain.port, account: account)
+        return .deleted
+    }
+
+    /// Deletes a credential: ``add(domain:account:password:confirm:)`` without a password.
+    @discardableResult
+    public func delete(
+        domain: DomainTarget, account: String, confirm: (CredentialChange) async throws -> Bool
+    ) async throws -> CredentialChangeOutcome {
+        try await add(domain: domain, account: account, password: nil, confirm: confirm)
+    }
+
+    /// Generates a strong password for signing up on `domain`
+    /// (`SecCreateSharedWebCredentialPassword` and Safari's automatic strong passwords).
+    ///
+    /// The pair must pass the gate. Without explicit `rules`, the domain's password-rules quirk
+    /// (Apple's `password-rules.json`) applies when there is one, else Safari's `strong` style.
+    ///
+    /// - Throws: the gate's errors, or `invalidInput` when the rules cannot be met.
+    public func generatePassword(
+        for domain: DomainTarget, rules: PasswordRules? = nil
+    ) async throws
+        -> GeneratedPassword
+    {
+        let registered = try AppRegistry(writer: vault.database).require(app)
+        _ = try await gate.authorize(app: registered, domain: domain)
+        if let rules { return try PasswordGenerator(rules: rules).next() }
+        guard let quirk = try PasswordRulesQuirks.quirk(for: domain.host) else {
+            return PasswordGenerator(style: .strong).next()
+        }
+        return try PasswordGenerator(rules: PasswordRulesParser.parse(quirk.rulesText).rules).next()
+    }
+
+    /// Every server with saved credentials that a `webcredentials:` entry covers and whose site
+    /// approves the app now. Sites that deny it or cannot vouch for it are left out.
+    private func approvedServers(of registered: RegisteredApp) async throws -> [DomainTarget] {
+        guard !registered.entitlements.webcredentialsEntries.isEmpty else {
+            throw SharedWebCredentialsError(
+                .missingEntitlement,
+                "\(app) has no webcredentials: entry in its com.apple.developer.associated-domains entitlement")
+        }
+        var approved: [DomainTarget] = []
+        for saved in try vault.credentials.servers() {
+            let server = DomainTarget(normalizedHost: saved.server, port: saved.port)
+            guard registered.entitlements.webcredentialsEntry(covering: server) != nil else { continue }
+            do {
+                _ = try await gate.authorize(app: registered, domain: server)
+                approved.append(server)
+            } catch let error as SharedWebCredentialsError
+                where error.code == .notApproved || error.code == .networkFailure
+            {
+                continue
+            }
+        }
+        return approved
+    }
+}
