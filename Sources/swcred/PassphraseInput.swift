@@ -32,7 +32,7 @@ enum PassphraseInput {
     }
 
     /// Asks on the terminal with echo turned off and reads one line into locked memory.
-    private static func promptWithoutEcho(_ prompt: String) throws -> SecureBytes {
+    static func promptWithoutEcho(_ prompt: String) throws -> SecureBytes {
         Terminal.writeToStandardError(prompt)
         var saved = termios()
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else {

@@ -17,6 +17,7 @@ struct SwcredCommand: AsyncParsableCommand {
         subcommands: [
             InitCommand.self, PasswdCommand.self, RekeyCommand.self, StatusCommand.self,
             GenerateCommand.self, RulesCommand.self,
+            RequestCommand.self, AddCommand.self, DeleteCommand.self, NeverSaveCommand.self,
         ]
     )
 }

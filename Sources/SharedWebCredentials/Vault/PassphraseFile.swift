@@ -5,8 +5,10 @@ public enum PassphraseFile {
 
     /// Reads the passphrase in the file at `path`, without one trailing newline (`\n` or `\r\n`).
     /// Throws `.invalidInput` if the file cannot be read or is longer than ``maximumLength``.
-    public static func read(at path: String) throws -> SecureBytes {
-        let contents = try SecretFile.read(at: path, limit: maximumLength + 3, what: "passphrase file")
+    ///
+    /// - Parameter what: how messages name the file (a password on standard input is read the same way).
+    public static func read(at path: String, what: String = "passphrase file") throws -> SecureBytes {
+        let contents = try SecretFile.read(at: path, limit: maximumLength + 3, what: what)
         return try contents.withUnsafeBytes { bytes in
             var end = bytes.count
             if end > 0, bytes[end - 1] == 0x0A { end -= 1 }
@@ -14,7 +16,7 @@ public enum PassphraseFile {
             guard end <= maximumLength else {
                 throw SharedWebCredentialsError(
                     .invalidInput,
-                    "The passphrase file \(path) is longer than \(maximumLength) bytes; is it the right file?")
+                    "The \(what) \(path) is longer than \(maximumLength) bytes; is it the right file?")
             }
             return SecureBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[0..<end]))
         }

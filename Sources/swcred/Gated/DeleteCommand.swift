@@ -1,0 +1,42 @@
+import ArgumentParser
+import SharedWebCredentials
+
+/// `swcred delete`: delete a saved password for an app (SecAddSharedWebCredential with no password).
+struct DeleteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete a saved password, on behalf of an app the site approves.",
+        discussion: """
+            Deleting a credential that does not exist succeeds and changes nothing. The deletion \
+            is confirmed on a terminal; scripts pass --yes (without it, off a terminal, swcred \
+            exits 6).
+
+            Example:
+              swcred delete --app ABCDE12345.com.example.app --domain example.com --account alice --yes
+            """)
+
+    @Option(help: ArgumentHelp("The app's identifier: TEAMID.bundle.id.", valueName: "app-id"))
+    var app: String
+
+    @Option(help: ArgumentHelp("The site: host or host:port.", valueName: "host"))
+    var domain: String
+
+    @Option(help: ArgumentHelp("The account name.", valueName: "name"))
+    var account: String
+
+    @Flag(help: "Answer yes to the confirmation (for scripts).")
+    var yes = false
+
+    @OptionGroup var vault: VaultOptions
+    @OptionGroup var network: NetworkOptionGroup
+
+    func run() async throws {
+        let target = try GatedSession.domain(domain)
+        let outcome = try await GatedSession.run(app: app, vault: vault, network: network) { facade in
+            try await facade.delete(domain: target, account: account) { change in
+                try Consent.confirm(change, assumeYes: yes)
+            }
+        }
+        Terminal.writeToStandardError("swcred: \(outcome.rawValue): \"\(account)\" on \(target)\n")
+    }
+}

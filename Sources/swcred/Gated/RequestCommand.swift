@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import SharedWebCredentials
+
+/// `swcred request`: release saved credentials to an app (SecRequestSharedWebCredential).
+struct RequestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "request",
+        abstract: "Release saved passwords to an app, if the site approves it.",
+        discussion: """
+            The app must be registered (`swcred app add`), the domain must be in its \
+            webcredentials: entitlement, and the site's apple-app-site-association file must list \
+            the app (verified over HTTPS when the stored verdict is missing or due). Without \
+            --domain, every approved domain of the app is searched.
+
+            On a terminal you pick one credential from a numbered list (or confirm the only one), \
+            as Apple's sheet does. Off a terminal, or with --all, every match is printed.
+
+            Output: one line per credential, SERVER[:PORT] TAB ACCOUNT TAB PASSWORD; with --json \
+            [{"server": ..., "account": ..., "password": ..., "port": 8443}] (port only when not 443).
+
+            Examples:
+              swcred request --app ABCDE12345.com.example.app --domain example.com
+              swcred request --app ABCDE12345.com.example.app --account alice@example.com --json
+            """)
+
+    @Option(help: ArgumentHelp("The app's identifier: TEAMID.bundle.id.", valueName: "app-id"))
+    var app: String
+
+    @Option(help: ArgumentHelp("Only this domain (host or host:port).", valueName: "host"))
+    var domain: String?
+
+    @Option(help: ArgumentHelp("Only this account name (exact match).", valueName: "name"))
+    var account: String?
+
+    @Flag(help: "Print every match without asking (the default off a terminal).")
+    var all = false
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    @OptionGroup var vault: VaultOptions
+    @OptionGroup var network: NetworkOptionGroup
+
+    func run() async throws {
+        let target = try domain.map(GatedSession.domain)
+        let matches = try await GatedSession.run(app: app, vault: vault, network: network) { facade in
+            try await facade.request(domain: target, account: account)
+        }
+        var released = matches
+        if !all && Consent.canAsk {
+            guard let chosen = Consent.pick(from: matches) else {
+                throw SharedWebCredentialsError(.declined, "declined: no password was released")
+            }
+            released = [chosen]
+        }
+        var output = StandardOutputBuffer()
+        output.append(json ? try CredentialOutput.json(released) : CredentialOutput.lines(released))
+        try output.flush()
+    }
+}

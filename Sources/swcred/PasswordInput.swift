@@ -1,0 +1,13 @@
+import SharedWebCredentials
+
+/// Reads a password for `swcred add --password-stdin`. Passwords never come from argv.
+enum PasswordInput {
+    /// On a terminal, prompts with echo off; otherwise reads standard input up to its end, without
+    /// one trailing newline, straight into locked memory.
+    static func readFromStandardInput(account: String, domain: DomainTarget) throws -> SecureBytes {
+        if Terminal.inputIsTerminal {
+            return try PassphraseInput.promptWithoutEcho("Password for \"\(account)\" on \(domain): ")
+        }
+        return try PassphraseFile.read(at: "/dev/stdin", what: "password on standard input")
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// A program running on a real pseudo-terminal, driven the way a person would drive it: tmux
+/// runs it on a private server, keys are typed with `send-keys`, secrets are pasted from a tmux
+/// buffer loaded through standard input (so they never appear in any process's argv), and the
+/// screen is read with `capture-pane`.
+public final class TerminalSession {
+    private let socket = "swcred-test-\(UUID().uuidString)"
+    private let target = "main"
+
+    /// Starts `executable` with `arguments` and `environment` in a new 200x50 terminal. When the
+    /// program ends, the line `[exit N]` appears on the screen and the terminal stays open.
+    public init(executable: String, arguments: [String], environment: [String: String]) throws {
+        let command = ([executable] + arguments).map(Self.shellQuoted).joined(separator: " ")
+        var tmuxArguments = ["new-session", "-d", "-s", target, "-x", "200", "-y", "50"]
+        for (name, value) in environment.sorted(by: { $0.key < $1.key }) {
+            tmuxArguments += ["-e", "\(name)=\(value)"]
+        }
+        tmuxArguments.append("\(command); echo \"[exit $?]\"; sleep 600")
+        try tmux(tmuxArguments)
+    }
+
+    /// Types `keys` (tmux key names such as `Enter` are allowed as separate elements).
+    public func type(_ keys: String...) throws {
+        try tmux(["send-keys", "-t", target] + keys)
+    }
+
+    /// Pastes `secret` into the terminal without putting it on any command line.
+    public func paste(secret: String) throws {
+        try tmux(["load-buffer", "-b", "secret", "-"], stdin: Data(secret.utf8))
+        try tmux(["paste-buffer", "-d", "-b", "secret", "-t", target])
+    }
+
+    /// The visible screen as text.
+    public func screen() throws -> String {
+        try tmux(["capture-pane", "-p", "-t", target])
+    }
+
+    /// Waits until the screen contains `text`, up to `timeout`; returns the screen.
+    @discardableResult
+    public func waitFor(_ text: String, timeout: Duration = .seconds(20)) throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let shown = try screen()
+            if shown.contains(text) { return shown }
+            if ContinuousClock.now >= deadline {
+                throw TerminalSessionError(message: "timed out waiting for \"\(text)\"; screen:\n\(shown)")
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+    }
+
+    /// Waits for the program to end and returns its exit status.
+    public func exitStatus(timeout: Duration = .seconds(30)) throws -> Int32 {
+        let shown = try waitFor("[exit ", timeout: timeout)
+        guard let range = shown.range(of: #"\[exit (\d+)\]"#, options: .regularExpression) else {
+            throw TerminalSessionError(message: "no exit status on screen:\n\(shown)")
+        }
+        let digits = shown[range].filter(\.isNumber)
+        return Int32(digits) ?? -1
+    }
+
+    deinit {
+        _ = try? tmux(["kill-server"])
+    }
+
+    @discardableResult
+    private func tmux(_ arguments: [String], stdin: Data? = nil) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["tmux", "-L", socket, "-f", "/dev/null"] + arguments
+        let output = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw TerminalSessionError(message: "tmux \(arguments.first ?? "") failed: \(text)")
+        }
+        return text
+    }
+
+    private static func shellQuoted(_ word: String) -> String {
+        "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+/// A failure to drive the terminal.
+public struct TerminalSessionError: Error, CustomStringConvertible {
+    /// What went wrong, with the screen when useful.
+    public let message: String
+    public var description: String { message }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import TestSupport
+
+/// A vault, a registered app and real HTTPS sites on loopback, for driving the `swcred` binary.
+///
+/// Sites (all served by one TLS server with a certificate from a throwaway CA):
+/// `shop.example` lists ``app``; `other.example` lists ``otherApp`` only; `down.example` is
+/// routed to a closed port. ``app``'s entitlement covers shop, other and down; ``otherApp``'s
+/// covers other.
+final class GatedFixture {
+    static let app = "ABCDE12345.com.example.app"
+    static let otherApp = "ZZZZZ99999.com.example.other"
+
+    let directory: TemporaryDirectory
+    let server: TestHTTPSServer
+    let caFile: String
+    let vaultPath: String
+    /// Every argument list given to the binary, to prove no password was ever in argv.
+    private(set) var argumentLists: [[String]] = []
+    /// Everything the binary wrote to standard error, to prove no password was ever logged.
+    private(set) var diagnostics = ""
+
+    private init(directory: TemporaryDirectory, server: TestHTTPSServer, caFile: String) {
+        self.directory = directory
+        self.server = server
+        self.caFile = caFile
+        vaultPath = directory.path("vault.sqlite")
+    }
+
+    /// Starts the sites and creates a vault with both apps registered.
+    static func make() async throws -> GatedFixture {
+        let directory = try TemporaryDirectory()
+        let ca = try TestCertificateAuthority()
+        let caFile = try ca.writePEM(into: directory)
+        let hosts = ["shop.example", "other.example", "down.example"]
+        let server = try await TestHTTPSServer.start(identity: try ca.issue(for: hosts)) { request in
+            guard request.path == "/.well-known/apple-app-site-association" else { return .status(404) }
+            switch request.host {
+            case "shop.example": return .aasa(approving: [app])
+            case "other.example": return .aasa(approving: [otherApp])
+            default: return .status(404)
+            }
+        }
+        let fixture = GatedFixture(directory: directory, server: server, caFile: caFile)
+        try fixture.expect(["init", "--kdf", "interactive"], status: 0)
+        try fixture.expect(
+            [
+                "app", "add", app, "--domain", "webcredentials:shop.example", "--domain",
+                "webcredentials:other.example",
+                "--domain", "webcredentials:down.example",
+            ], status: 0)
+        try fixture.expect(["app", "add", otherApp, "--domain", "webcredentials:other.example"], status: 0)
+        return fixture
+    }
+
+    /// The passphrase of the vault (given through the environment, never argv).
+    let passphrase = "fixture passphrase"
+
+    /// The environment every run gets.
+    var environment: [String: String] { ["SWCRED_VAULT": vaultPath, "SWCRED_PASSPHRASE": passphrase] }
+
+    /// `--ca-file` and `--connect-to` rules that send the test hosts to the loopback server
+    /// (and `down.example` to a port nothing listens on).
+    var networkArguments: [String] {
+        [
+            "--ca-file", caFile, "--connect-to", server.connectTo("shop.example"), "--connect-to",
+            server.connectTo("other.example"), "--connect-to", "down.example:443:127.0.0.1:1",
+        ]
+    }
+
+    /// Runs the binary; network arguments are appended for commands that take them.
+    @discardableResult
+    func run(_ arguments: [String], stdin: String? = nil, network: Bool = false) throws -> SwcredProcess.Result {
+        let full = arguments + (network ? networkArguments : [])
+        argumentLists.append(full)
+        let result = try SwcredProcess.run(full, environment: environment, stdin: stdin.map { Data($0.utf8) })
+        diagnostics += result.stderr
+        return result
+    }
+
+    /// Runs the binary and fails unless it exits with `status`.
+    @discardableResult
+    func expect(
+        _ arguments: [String], status: Int32, stdin: String? = nil, network: Bool = false
+    ) throws -> SwcredProcess.Result {
+        let result = try run(arguments, stdin: stdin, network: network)
+        guard result.status == status else {
+            throw FixtureError(
+                message:
+                    "swcred \(arguments.joined(separator: " ")) exited \(result.status), expected \(status): \(result.stderr)"
+            )
+        }
+        return result
+    }
+
+    /// Bytes of the vault file and its WAL and shared-memory files.
+    func vaultBytes() -> Data {
+        ["", "-wal", "-shm"].compactMap { FileManager.default.contents(atPath: vaultPath + $0) }.reduce(Data(), +)
+    }
+
+    func stop() async throws {
+        try await server.stop()
+    }
+}
+
+/// A fixture step that did not go as expected.
+struct FixtureError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
