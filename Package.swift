@@ -61,7 +61,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SharedWebCredentialsTests",
-            dependencies: ["SharedWebCredentials", "TestSupport"]
+            dependencies: [
+                "SharedWebCredentials", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "swcredTests",
