@@ -14,6 +14,6 @@ struct SwcredCommand: AsyncParsableCommand {
             passphrase comes from SWCRED_PASSPHRASE, --passphrase-file, or a prompt on a terminal.
             """,
         version: "0.1.0",
-        subcommands: []
+        subcommands: [AASACommand.self]
     )
 }
