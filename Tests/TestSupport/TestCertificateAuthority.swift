@@ -69,7 +69,8 @@ public struct TestCertificateAuthority: Sendable {
     ) throws -> TestIdentity {
         let leafKey = P256.Signing.PrivateKey()
         let leaf = try Self.leafCertificate(
-            hosts: hosts, key: leafKey, issuer: certificate.subject, issuerKey: try P256.Signing.PrivateKey(pemRepresentation: keyPEM), validFrom: validFrom,
+            hosts: hosts, key: leafKey, issuer: certificate.subject,
+            issuerKey: try P256.Signing.PrivateKey(pemRepresentation: keyPEM), validFrom: validFrom,
             validUntil: validUntil)
         return TestIdentity(chain: [leaf], privateKeyPEM: leafKey.pemRepresentation)
     }

@@ -149,7 +149,8 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
         case .body: break
         case .end:
             guard let head else { return }
-            let request = TestRequest(method: head.method.rawValue, path: head.uri, host: head.headers.first(name: "Host") ?? "")
+            let request = TestRequest(
+                method: head.method.rawValue, path: head.uri, host: head.headers.first(name: "Host") ?? "")
             log.append(request)
             respond(to: request, route: handler(request), context: context)
         }
@@ -167,7 +168,8 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             break
         case .streamForever:
             let headHead = HTTPResponseHead(
-                version: .http1_1, status: .ok, headers: ["Content-Type": "application/json", "Transfer-Encoding": "chunked"])
+                version: .http1_1, status: .ok,
+                headers: ["Content-Type": "application/json", "Transfer-Encoding": "chunked"])
             context.writeAndFlush(wrapOutboundOut(.head(headHead)), promise: nil)
             var chunk = context.channel.allocator.buffer(capacity: 16_384)
             chunk.writeRepeatingByte(UInt8(ascii: " "), count: 16_384)
@@ -182,10 +184,12 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private func send(status: Int, headers: HTTPHeaders, body: [UInt8], context: ChannelHandlerContext) {
-        let responseHead = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers)
+        let responseHead = HTTPResponseHead(
+            version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers)
         context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
         if !body.isEmpty {
-            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+            context.write(
+                wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
         }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }

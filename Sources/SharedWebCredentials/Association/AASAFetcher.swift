@@ -39,7 +39,8 @@ public final class AASAFetcher: Sendable {
                 roots = try NIOSSLCertificate.fromPEMFile(caFile)
             } catch {
                 throw SharedWebCredentialsError(
-                    .invalidInput, "cannot read trust roots from \(caFile): give a readable PEM file of CA certificates")
+                    .invalidInput, "cannot read trust roots from \(caFile): give a readable PEM file of CA certificates"
+                )
             }
             guard !roots.isEmpty else {
                 throw SharedWebCredentialsError(.invalidInput, "\(caFile) holds no PEM certificate")
@@ -51,14 +52,16 @@ public final class AASAFetcher: Sendable {
             guard let address = rule.address else { continue }
             if let existing = overrides[rule.host], existing != address {
                 throw SharedWebCredentialsError(
-                    .invalidInput, "--connect-to sends \(rule.host) to both \(existing) and \(address); keep one address per host")
+                    .invalidInput,
+                    "--connect-to sends \(rule.host) to both \(existing) and \(address); keep one address per host")
             }
             overrides[rule.host] = address
         }
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls,
             redirectConfiguration: .disallow,
-            timeout: .init(connect: Self.timeAmount(options.connectTimeout), read: Self.timeAmount(options.totalTimeout)),
+            timeout: .init(
+                connect: Self.timeAmount(options.connectTimeout), read: Self.timeAmount(options.totalTimeout)),
             decompression: .disabled)
         configuration.dnsOverride = overrides
         configuration.httpVersion = .http1Only
@@ -112,7 +115,9 @@ public final class AASAFetcher: Sendable {
         let urlHost = target.host.contains(":") ? "[\(target.host)]" : target.host
         let url = "https://\(urlHost):\(rule?.connectPort ?? target.effectivePort)\(path)"
         let shownURL = "https://\(target)\(path)"
-        @Sendable func result(_ outcome: AASAFetchResult.Outcome, _ diagnostics: [AASADiagnostic] = []) -> (Status, AASAFetchResult) {
+        @Sendable func result(
+            _ outcome: AASAFetchResult.Outcome, _ diagnostics: [AASADiagnostic] = []
+        ) -> (Status, AASAFetchResult) {
             (.other, AASAFetchResult(target: target, url: shownURL, outcome: outcome, diagnostics: diagnostics))
         }
         var request = HTTPClientRequest(url: url)
@@ -143,21 +148,38 @@ public final class AASAFetcher: Sendable {
                     return result(.fetched(body: body, contentType: response.headers.first(name: "Content-Type")))
                 case 300..<400:
                     let location = response.headers.first(name: "Location") ?? "(no Location header)"
-                    return result(.denied, [Self.redirectDiagnostic(status: response.status, location: location, target: target)])
+                    return result(
+                        .denied, [Self.redirectDiagnostic(status: response.status, location: location, target: target)])
                 case 404:
-                    return (.notFound, AASAFetchResult(target: target, url: shownURL, outcome: .denied, diagnostics: []))
+                    return (
+                        .notFound, AASAFetchResult(target: target, url: shownURL, outcome: .denied, diagnostics: [])
+                    )
                 case 400..<500:
                     return result(
                         .denied,
-                        [.error("http-\(response.status.code)", "\(shownURL) answered HTTP \(response.status.code) \(response.status.reasonPhrase): the site denies access to its file")])
+                        [
+                            .error(
+                                "http-\(response.status.code)",
+                                "\(shownURL) answered HTTP \(response.status.code) \(response.status.reasonPhrase): the site denies access to its file"
+                            )
+                        ])
                 case 500..<600:
                     return result(
                         .unverified,
-                        [.error("http-\(response.status.code)", "\(shownURL) answered HTTP \(response.status.code) \(response.status.reasonPhrase): a server error, try again later")])
+                        [
+                            .error(
+                                "http-\(response.status.code)",
+                                "\(shownURL) answered HTTP \(response.status.code) \(response.status.reasonPhrase): a server error, try again later"
+                            )
+                        ])
                 default:
                     return result(
                         .unverified,
-                        [.error("http-\(response.status.code)", "\(shownURL) answered HTTP \(response.status.code); only 200 counts")])
+                        [
+                            .error(
+                                "http-\(response.status.code)",
+                                "\(shownURL) answered HTTP \(response.status.code); only 200 counts")
+                        ])
                 }
             }
         } catch {
@@ -166,7 +188,9 @@ public final class AASAFetcher: Sendable {
         }
     }
 
-    private static func redirectDiagnostic(status: HTTPResponseStatus, location: String, target: DomainTarget)
+    private static func redirectDiagnostic(
+        status: HTTPResponseStatus, location: String, target: DomainTarget
+    )
         -> AASADiagnostic
     {
         var message =
@@ -177,7 +201,9 @@ public final class AASAFetcher: Sendable {
         return .error("redirect", message)
     }
 
-    private func describe(_ error: any Error, target: DomainTarget, rule: ConnectToRule?, shownURL: String) async
+    private func describe(
+        _ error: any Error, target: DomainTarget, rule: ConnectToRule?, shownURL: String
+    ) async
         -> (code: String, text: String)
     {
         let connectHost = rule?.address ?? target.host
@@ -190,7 +216,10 @@ public final class AASAFetcher: Sendable {
         case let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout:
             return ("timeout", "\(shownURL) did not answer within \(options.totalTimeout); try again later")
         case let error as NIOSSLExtraError where error == .failedToValidateHostname:
-            return ("tls-wrong-host", "TLS failure for \(target): the certificate is not valid for \(target.host) (wrong host)")
+            return (
+                "tls-wrong-host",
+                "TLS failure for \(target): the certificate is not valid for \(target.host) (wrong host)"
+            )
         case let error as NIOSSLError:
             if case .handshakeFailed = error,
                 let problem = await TLSProblemDiagnoser.diagnose(
@@ -229,7 +258,9 @@ extension AASAFetchResult.Outcome {
 struct FetchTimeout: Error {}
 
 /// Runs `operation`, cancelling it and throwing ``FetchTimeout`` if it outlasts `limit`.
-func withTimeout<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws
+func withTimeout<T: Sendable>(
+    _ limit: Duration, _ operation: @escaping @Sendable () async throws -> T
+) async throws
     -> T
 {
     try await withThrowingTaskGroup(of: T.self) { group in

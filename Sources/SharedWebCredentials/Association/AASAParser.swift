@@ -15,7 +15,8 @@ public enum AASAParser {
             diagnostics.append(
                 .warning(
                     "json-extension",
-                    "the file name ends in .json; Apple fetches /.well-known/apple-app-site-association with no extension"))
+                    "the file name ends in .json; Apple fetches /.well-known/apple-app-site-association with no extension"
+                ))
         }
         let mediaType = contentType?.split(separator: ";").first.map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
@@ -38,10 +39,13 @@ public enum AASAParser {
             diagnostics.append(
                 .error(
                     "too-large",
-                    "the file is larger than 128 KiB (\(AASAReport.maximumSize) bytes); Apple ignores it, make it smaller"))
+                    "the file is larger than 128 KiB (\(AASAReport.maximumSize) bytes); Apple ignores it, make it smaller"
+                ))
             return AASAReport(document: nil, diagnostics: diagnostics)
         }
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) || bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) || bytes.starts(with: [0xFE, 0xFF])
+            || bytes.starts(with: [0xFF, 0xFE])
+        {
             diagnostics.append(
                 .error("bom", "the file starts with a byte-order mark; save it as UTF-8 without a BOM"))
             return AASAReport(document: nil, diagnostics: diagnostics)
@@ -61,7 +65,8 @@ public enum AASAParser {
             diagnostics.append(
                 .error(
                     "top-level-not-object",
-                    "the top level is \(root.typeName); it must be an object such as {\"webcredentials\": {\"apps\": [...]}}"))
+                    "the top level is \(root.typeName); it must be an object such as {\"webcredentials\": {\"apps\": [...]}}"
+                ))
             return AASAReport(document: nil, diagnostics: diagnostics)
         }
         var document = AASADocument()
@@ -80,7 +85,9 @@ public enum AASAParser {
         guard bytes.first == 0x30 else { return false }
         let head = Array(bytes.prefix(64))
         return head.count >= signedDataOID.count
-            && (0...(head.count - signedDataOID.count)).contains { Array(head[$0..<$0 + signedDataOID.count]) == signedDataOID }
+            && (0...(head.count - signedDataOID.count)).contains {
+                Array(head[$0..<$0 + signedDataOID.count]) == signedDataOID
+            }
     }
 
     private static func strings(_ value: JSONValue?) -> [String] {
@@ -96,7 +103,8 @@ public enum AASAParser {
             diagnostics.append(
                 .error(
                     "webcredentials-not-object",
-                    "\"webcredentials\" is \(value.typeName); it must be an object: {\"apps\": [\"TEAMID.bundle.id\"]}"))
+                    "\"webcredentials\" is \(value.typeName); it must be an object: {\"apps\": [\"TEAMID.bundle.id\"]}")
+            )
             return
         }
         document.hasWebcredentials = true
@@ -123,7 +131,8 @@ public enum AASAParser {
             guard case .string(let name) = item else {
                 diagnostics.append(
                     .warning(
-                        "app-not-string", "webcredentials.apps[\(index)] is \(item.typeName), not a string; it is ignored"))
+                        "app-not-string",
+                        "webcredentials.apps[\(index)] is \(item.typeName), not a string; it is ignored"))
                 continue
             }
             document.webcredentialsApps.append(name)
@@ -141,7 +150,8 @@ public enum AASAParser {
     ) {
         guard let value else { return }
         guard case .object = value else {
-            diagnostics.append(.warning("applinks-not-object", "\"applinks\" is \(value.typeName); it must be an object"))
+            diagnostics.append(
+                .warning("applinks-not-object", "\"applinks\" is \(value.typeName); it must be an object"))
             return
         }
         if value["apps"] != nil { document.applinksLegacyApps = strings(value["apps"]) }
@@ -154,7 +164,8 @@ public enum AASAParser {
         for (index, item) in items.enumerated() {
             guard case .object = item else {
                 diagnostics.append(
-                    .warning("applinks-detail-not-object", "applinks.details[\(index)] is \(item.typeName), not an object"))
+                    .warning(
+                        "applinks-detail-not-object", "applinks.details[\(index)] is \(item.typeName), not an object"))
                 continue
             }
             var appIDs = strings(item["appIDs"])

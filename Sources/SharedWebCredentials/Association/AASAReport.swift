@@ -40,7 +40,8 @@ public struct AASAReport: Sendable {
                     "the file has no \"webcredentials\" section; add {\"webcredentials\": {\"apps\": [\"\(app)\"]}}"))
         } else {
             findings.append(
-                .error("app-not-listed", "\(app) is not listed in webcredentials.apps; add it there to approve the app"))
+                .error("app-not-listed", "\(app) is not listed in webcredentials.apps; add it there to approve the app")
+            )
         }
         let elsewhere = document.applinksApps + document.appclipsApps + document.activityContinuationApps
         if elsewhere.contains(where: { app.isNamed(by: $0) }) {

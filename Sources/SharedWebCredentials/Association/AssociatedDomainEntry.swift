@@ -47,7 +47,8 @@ public struct AssociatedDomainEntry: Hashable, Sendable, CustomStringConvertible
                 throw invalid("remove the scheme: write webcredentials:example.com, not a URL")
             }
             throw invalid(
-                "unknown service \"\(serviceName)\"; use one of \(Service.allCases.map(\.rawValue).joined(separator: ", "))")
+                "unknown service \"\(serviceName)\"; use one of \(Service.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
         var rest = Substring(text[text.index(after: colon)...])
         if rest.hasPrefix("//") || rest.contains("://") {
@@ -79,8 +80,11 @@ public struct AssociatedDomainEntry: Hashable, Sendable, CustomStringConvertible
         if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
             hostPart = rest[...close]
             let after = rest[rest.index(after: close)...]
-            if after.hasPrefix(":") { port = try parsePort(after.dropFirst(), context: context) }
-            else if !after.isEmpty { throw invalid("unexpected text after the address") }
+            if after.hasPrefix(":") {
+                port = try parsePort(after.dropFirst(), context: context)
+            } else if !after.isEmpty {
+                throw invalid("unexpected text after the address")
+            }
         } else if rest.filter({ $0 == ":" }).count == 1, let portColon = rest.lastIndex(of: ":") {
             hostPart = rest[..<portColon]
             port = try parsePort(rest[rest.index(after: portColon)...], context: context)

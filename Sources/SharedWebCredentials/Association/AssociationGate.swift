@@ -60,7 +60,9 @@ public struct AssociationGate: Sendable {
 
     /// Asks the sites of every `webcredentials:` entry of `app` now (or only the entry covering
     /// `domain`), stores the outcomes and returns the new records with the checks behind them.
-    public func refresh(app: RegisteredApp, domain: DomainTarget? = nil) async throws -> [(
+    public func refresh(
+        app: RegisteredApp, domain: DomainTarget? = nil
+    ) async throws -> [(
         record: AssociationRecord, check: DomainVerification
     )] {
         guard let verifier else {
@@ -85,7 +87,9 @@ public struct AssociationGate: Sendable {
         return results
     }
 
-    private func standingRecord(app: ApplicationIdentifier, entry: AssociatedDomainEntry) async throws
+    private func standingRecord(
+        app: ApplicationIdentifier, entry: AssociatedDomainEntry
+    ) async throws
         -> AssociationRecord?
     {
         let cached = try store.record(app: app, entry: entry)

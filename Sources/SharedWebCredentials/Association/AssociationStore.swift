@@ -60,7 +60,8 @@ public struct AssociationStore: Sendable {
                     arguments: [app.description]
                 ).map(Self.decode)
             }
-            return try Row.fetchAll(db, sql: "SELECT * FROM associations ORDER BY app, service, domain").map(Self.decode)
+            return try Row.fetchAll(db, sql: "SELECT * FROM associations ORDER BY app, service, domain").map(
+                Self.decode)
         }
     }
 
@@ -68,7 +69,8 @@ public struct AssociationStore: Sendable {
         guard let service = AssociatedDomainEntry.Service(rawValue: row["service"]),
             let verdict = AssociationVerdict(rawValue: row["verdict"])
         else {
-            throw SharedWebCredentialsError(.integrityFailure, "the associations table holds an unknown service or verdict")
+            throw SharedWebCredentialsError(
+                .integrityFailure, "the associations table holds an unknown service or verdict")
         }
         return AssociationRecord(
             service: service, app: try ApplicationIdentifier(row["app"]), domain: row["domain"], verdict: verdict,

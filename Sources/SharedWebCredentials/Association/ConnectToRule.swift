@@ -42,8 +42,11 @@ public struct ConnectToRule: Hashable, Sendable, CustomStringConvertible {
         if fields[2].isEmpty {
             address = nil
         } else {
-            let raw = fields[2].hasPrefix("[") && fields[2].hasSuffix("]") ? String(fields[2].dropFirst().dropLast()) : fields[2]
-            guard HostName.isIPv4(raw) || HostName.isIPv6(raw) || (try? HostName.normalize(raw, context: context)) != nil
+            let raw =
+                fields[2].hasPrefix("[") && fields[2].hasSuffix("]")
+                ? String(fields[2].dropFirst().dropLast()) : fields[2]
+            guard
+                HostName.isIPv4(raw) || HostName.isIPv6(raw) || (try? HostName.normalize(raw, context: context)) != nil
             else { throw invalid("ADDR \"\(fields[2])\" is neither an IP address nor a host name") }
             address = raw
         }

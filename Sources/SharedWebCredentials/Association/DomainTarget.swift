@@ -21,8 +21,11 @@ public struct DomainTarget: Hashable, Sendable, CustomStringConvertible, Compara
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
             hostPart = text[...close]
             let rest = text[text.index(after: close)...]
-            if rest.hasPrefix(":") { port = try parsePort(rest.dropFirst(), context: context) }
-            else if !rest.isEmpty { throw SharedWebCredentialsError(.invalidInput, "invalid \(context): unexpected text after the address") }
+            if rest.hasPrefix(":") {
+                port = try parsePort(rest.dropFirst(), context: context)
+            } else if !rest.isEmpty {
+                throw SharedWebCredentialsError(.invalidInput, "invalid \(context): unexpected text after the address")
+            }
         } else if !text.contains("://"), text.filter({ $0 == ":" }).count == 1, let colon = text.lastIndex(of: ":") {
             hostPart = text[..<colon]
             port = try parsePort(text[text.index(after: colon)...], context: context)
@@ -31,7 +34,8 @@ public struct DomainTarget: Hashable, Sendable, CustomStringConvertible, Compara
         if kind != .domain && !allowDeveloperHosts {
             throw SharedWebCredentialsError(
                 .invalidInput,
-                "invalid \(context): IP addresses and localhost are allowed only in entitlement entries with ?mode=developer")
+                "invalid \(context): IP addresses and localhost are allowed only in entitlement entries with ?mode=developer"
+            )
         }
         self.init(normalizedHost: host, port: port)
     }

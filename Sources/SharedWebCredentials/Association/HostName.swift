@@ -43,7 +43,8 @@ public enum HostName {
         let host = labels.joined(separator: ".")
         if host == "localhost" { return (host, .localhost) }
         if labels.count < 2 {
-            throw invalid("\"\(host)\" has no dot: use a full domain name such as example.com (bare TLDs are not allowed)")
+            throw invalid(
+                "\"\(host)\" has no dot: use a full domain name such as example.com (bare TLDs are not allowed)")
         }
         if host.utf8.count > 253 { throw invalid("the host is longer than 253 characters") }
         if labels.last!.allSatisfy(\.isNumber) { throw invalid("the top-level label \"\(labels.last!)\" is numeric") }
@@ -56,10 +57,16 @@ public enum HostName {
         if !label.unicodeScalars.allSatisfy(\.isASCII) {
             guard
                 label.unicodeScalars.allSatisfy({
-                    $0.isASCII ? ($0.isASCIIAlphanumeric || $0 == "-") : $0.properties.isAlphabetic || $0.properties.numericType != nil || $0.properties.generalCategory == .nonspacingMark || $0.properties.generalCategory == .spacingMark
+                    $0.isASCII
+                        ? ($0.isASCIIAlphanumeric || $0 == "-")
+                        : $0.properties.isAlphabetic || $0.properties.numericType != nil
+                            || $0.properties.generalCategory == .nonspacingMark
+                            || $0.properties.generalCategory == .spacingMark
                 })
             else { throw invalid("the label \"\(label)\" contains a character not allowed in host names") }
-            guard let encoded = Punycode.encode(label) else { throw invalid("the label \"\(label)\" cannot be encoded") }
+            guard let encoded = Punycode.encode(label) else {
+                throw invalid("the label \"\(label)\" cannot be encoded")
+            }
             ascii = "xn--" + encoded
         }
         guard ascii.unicodeScalars.allSatisfy({ $0.isASCIIAlphanumeric || $0 == "-" }) else {
@@ -76,7 +83,9 @@ public enum HostName {
     static func isIPv4(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4
-            && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCIIDigitCharacter) && Int($0)! <= 255 }
+            && parts.allSatisfy {
+                !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCIIDigitCharacter) && Int($0)! <= 255
+            }
     }
 
     /// Whether a string is an IPv6 address literal (checked with `inet_pton`).

@@ -115,7 +115,9 @@ struct StrictJSONParser {
     /// Skips white space and rejects a comment where punctuation was expected.
     private mutating func skipToToken() throws(SyntaxError) {
         skipWhitespace()
-        if current == UInt8(ascii: "/") { throw error("comments are not allowed in JSON; remove them", code: "comment") }
+        if current == UInt8(ascii: "/") {
+            throw error("comments are not allowed in JSON; remove them", code: "comment")
+        }
     }
 
     private mutating func parseObject() throws(SyntaxError) -> JSONValue {
@@ -251,11 +253,14 @@ struct StrictJSONParser {
                 case UInt8(ascii: "u"):
                     var value = try parseHex4()
                     if (0xD800...0xDBFF).contains(value) {
-                        guard current == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u")
+                        guard current == UInt8(ascii: "\\"), index + 1 < bytes.count,
+                            bytes[index + 1] == UInt8(ascii: "u")
                         else { throw error("unpaired UTF-16 surrogate in \\u escape") }
                         index += 2
                         let low = try parseHex4()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired UTF-16 surrogate in \\u escape") }
+                        guard (0xDC00...0xDFFF).contains(low) else {
+                            throw error("unpaired UTF-16 surrogate in \\u escape")
+                        }
                         value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
                     } else if (0xDC00...0xDFFF).contains(value) {
                         throw error("unpaired UTF-16 surrogate in \\u escape")
@@ -271,7 +276,8 @@ struct StrictJSONParser {
     }
 
     private mutating func parseHex4() throws(SyntaxError) -> UInt32 {
-        guard index + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
+        guard index + 4 <= bytes.count,
+            let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
         else { throw error("\\u must be followed by four hexadecimal digits") }
         index += 4
         return value

@@ -15,7 +15,8 @@ enum TLSProblemDiagnoser {
     static func diagnose(
         host: String, connectHost: String, connectPort: Int, timeout: Duration, now: Date = Date()
     ) async -> String? {
-        guard let chain = await presentedChain(host: host, connectHost: connectHost, port: connectPort, timeout: timeout),
+        guard
+            let chain = await presentedChain(host: host, connectHost: connectHost, port: connectPort, timeout: timeout),
             let leaf = chain.first
         else { return nil }
         for certificate in chain {
@@ -57,7 +58,9 @@ enum TLSProblemDiagnoser {
         return host[host.index(after: dot)...] == pattern.dropFirst(2)
     }
 
-    private static func presentedChain(host: String, connectHost: String, port: Int, timeout: Duration) async
+    private static func presentedChain(
+        host: String, connectHost: String, port: Int, timeout: Duration
+    ) async
         -> [Certificate]?
     {
         let captured = LockedBox<[NIOSSLCertificate]>([])
@@ -69,7 +72,11 @@ enum TLSProblemDiagnoser {
         let group = MultiThreadedEventLoopGroup.singleton
         let verified = group.next().makePromise(of: Void.self)
         @Sendable func finish(_ result: Result<Void, any Error>) {
-            if completed.withLock({ done in defer { done = true }; return !done }) { verified.completeWith(result) }
+            if completed.withLock({ done in
+                defer { done = true }; return !done
+            }) {
+                verified.completeWith(result)
+            }
         }
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000))

@@ -16,13 +16,16 @@ public struct Verifier: Sendable {
     /// covers it (exact beats wildcard) and checks that entry's site.
     ///
     /// - Throws: `missingEntitlement` when no `webcredentials:` entry covers the domain.
-    public func verify(app: ApplicationIdentifier, entitlements: Entitlements, domain: DomainTarget) async throws
+    public func verify(
+        app: ApplicationIdentifier, entitlements: Entitlements, domain: DomainTarget
+    ) async throws
         -> DomainVerification
     {
         guard let entry = entitlements.webcredentialsEntry(covering: domain) else {
             throw SharedWebCredentialsError(
                 .missingEntitlement,
-                "\(domain) is not covered by a webcredentials: entry of \(app); add webcredentials:\(domain) to its entitlement")
+                "\(domain) is not covered by a webcredentials: entry of \(app); add webcredentials:\(domain) to its entitlement"
+            )
         }
         return await verify([(app, entry)])[0]
     }
@@ -62,14 +65,19 @@ public struct Verifier: Sendable {
     }
 
     /// Judges one pair against a fetch result.
-    static func judge(app: ApplicationIdentifier, entry: AssociatedDomainEntry, fetch: AASAFetchResult)
+    static func judge(
+        app: ApplicationIdentifier, entry: AssociatedDomainEntry, fetch: AASAFetchResult
+    )
         -> DomainVerification
     {
-        func verdict(_ verdict: AssociationVerdict, _ reasons: [AASADiagnostic], digest: [UInt8]? = nil)
+        func verdict(
+            _ verdict: AssociationVerdict, _ reasons: [AASADiagnostic], digest: [UInt8]? = nil
+        )
             -> DomainVerification
         {
             let ordered = reasons.filter { $0.severity == .error } + reasons.filter { $0.severity == .warning }
-            return DomainVerification(app: app, entry: entry, verdict: verdict, reasons: ordered, documentDigest: digest)
+            return DomainVerification(
+                app: app, entry: entry, verdict: verdict, reasons: ordered, documentDigest: digest)
         }
         switch fetch.outcome {
         case .denied: return verdict(.denied, fetch.diagnostics)

@@ -36,9 +36,13 @@ struct AASACheckCommand: AsyncParsableCommand {
         let warnings = checked.fetchWarnings + report.warnings + explanations.filter { $0.severity == .warning }
         let valid = checked.fetchErrors.isEmpty && report.isValid
         if json {
-            try printJSON(valid: valid, errors: errors, warnings: warnings, apps: report.document?.webcredentialsApps ?? [], approved: approved)
+            try printJSON(
+                valid: valid, errors: errors, warnings: warnings, apps: report.document?.webcredentialsApps ?? [],
+                approved: approved)
         } else {
-            printText(source: checked.location, valid: valid, errors: errors, warnings: warnings, report: report, app: app, approved: approved)
+            printText(
+                source: checked.location, valid: valid, errors: errors, warnings: warnings, report: report, app: app,
+                approved: approved)
         }
         if checked.unreachable {
             throw SharedWebCredentialsError(
@@ -61,13 +65,18 @@ struct AASACheckCommand: AsyncParsableCommand {
             let valid: Bool
             let errors: [AASADiagnostic]
             let warnings: [AASADiagnostic]
-            let webcredentials_apps: [String]
+            let webcredentialsApps: [String]
             let approved: Bool?
+
+            enum CodingKeys: String, CodingKey {
+                case valid, errors, warnings, approved
+                case webcredentialsApps = "webcredentials_apps"
+            }
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(
-            Output(valid: valid, errors: errors, warnings: warnings, webcredentials_apps: apps, approved: approved))
+            Output(valid: valid, errors: errors, warnings: warnings, webcredentialsApps: apps, approved: approved))
         print(String(decoding: data, as: UTF8.self))
     }
 

@@ -20,7 +20,8 @@ enum AASASourceChecker {
     static func check(_ source: String, options: NetworkOptions) async throws -> Checked {
         let lowered = source.lowercased()
         if lowered.hasPrefix("http://") {
-            throw SharedWebCredentialsError(.invalidInput, "\(source): AASA files are fetched over HTTPS only; use https://")
+            throw SharedWebCredentialsError(
+                .invalidInput, "\(source): AASA files are fetched over HTTPS only; use https://")
         }
         if lowered.hasPrefix("https://") {
             guard let url = URL(string: source), let host = url.host else {

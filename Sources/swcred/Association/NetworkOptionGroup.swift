@@ -6,7 +6,9 @@ struct NetworkOptionGroup: ParsableArguments {
     @Flag(help: "Forbid network access: use cached verdicts only.")
     var offline = false
 
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp("Extra trust roots (PEM) besides the system store.", valueName: "PEM"))
+    @Option(
+        name: .customLong("ca-file"),
+        help: ArgumentHelp("Extra trust roots (PEM) besides the system store.", valueName: "PEM"))
     var caFile: String?
 
     @Option(

@@ -64,7 +64,8 @@ struct AASAParserTests {
 
     @Test("escapes and Unicode in strings are decoded")
     func escapes() {
-        let report = Self.check("{\"webcredentials\": {\"apps\": [\"ABCDE12345.com.example.\\u0061pp\"]}, \"x\": \"\\ud83d\\ude00 é\"}")
+        let report = Self.check(
+            "{\"webcredentials\": {\"apps\": [\"ABCDE12345.com.example.\\u0061pp\"]}, \"x\": \"\\ud83d\\ude00 é\"}")
         #expect(report.approves(Self.app))
     }
 
@@ -74,7 +75,8 @@ struct AASAParserTests {
         let report = AASAParser.check(der)
         #expect(report.errors.map(\.code) == ["signed-legacy"])
         #expect(report.errors[0].message.contains("signed legacy format"))
-        let byType = Self.check("{\"webcredentials\": {\"apps\": [\"ABCDE12345.com.example.app\"]}}", contentType: "application/pkcs7-mime")
+        let byType = Self.check(
+            "{\"webcredentials\": {\"apps\": [\"ABCDE12345.com.example.app\"]}}", contentType: "application/pkcs7-mime")
         #expect(!byType.approves(Self.app))
     }
 
@@ -88,14 +90,17 @@ struct AASAParserTests {
         #expect(mixed.warnings.map(\.code) == ["app-not-string", "app-not-string", "app-id-invalid"])
         let applinksKeys = Self.check(
             "{\"webcredentials\": {\"apps\": [\"ABCDE12345.com.example.app\"], \"appIDs\": [], \"details\": []}}")
-        #expect(applinksKeys.warnings.map(\.code) == ["webcredentials-appids-ignored", "webcredentials-details-ignored"])
+        #expect(
+            applinksKeys.warnings.map(\.code) == ["webcredentials-appids-ignored", "webcredentials-details-ignored"])
         #expect(Self.check("{\"other\": 1}").approves(Self.app) == false)
         #expect(Self.check("{\"other\": 1}").isValid)
     }
 
     @Test("content type, size and .json extension give the documented findings")
     func servingMistakes() {
-        let text = Self.check("{\"webcredentials\": {\"apps\": [\"ABCDE12345.com.example.app\"]}}", contentType: "text/html; charset=utf-8")
+        let text = Self.check(
+            "{\"webcredentials\": {\"apps\": [\"ABCDE12345.com.example.app\"]}}",
+            contentType: "text/html; charset=utf-8")
         #expect(text.warnings.map(\.code) == ["content-type"])
         #expect(text.approves(Self.app))
         #expect(Self.check("{}", contentType: "application/json; charset=utf-8").warnings.isEmpty)
@@ -106,7 +111,8 @@ struct AASAParserTests {
 
     @Test("refusals are explained: missing section, app only in applinks, team ID vs App ID prefix")
     func explanations() {
-        let none = Self.check("{\"applinks\": {\"details\": [{\"appID\": \"ABCDE12345.com.example.app\", \"paths\": [\"*\"]}]}}")
+        let none = Self.check(
+            "{\"applinks\": {\"details\": [{\"appID\": \"ABCDE12345.com.example.app\", \"paths\": [\"*\"]}]}}")
         #expect(none.explainRefusal(of: Self.app).map(\.code) == ["no-webcredentials", "app-only-under-applinks"])
         let prefix = Self.check("{\"webcredentials\": {\"apps\": [\"TEAM000001.com.example.app\"]}}")
         #expect(prefix.explainRefusal(of: Self.app).map(\.code) == ["app-not-listed", "prefix-mismatch"])

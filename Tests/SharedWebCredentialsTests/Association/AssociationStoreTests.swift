@@ -20,7 +20,12 @@ struct AssociationStoreTests {
         #expect(found.registeredAt == date)
         #expect(try registry.all().map(\.identifier) == [app])
         let other = try ApplicationIdentifier("ZZZZZ99999.org.example")
-        #expect(throws: SharedWebCredentialsError(.missingEntitlement, "ZZZZZ99999.org.example is not registered; register it with `swcred app add ZZZZZ99999.org.example ...`")) {
+        #expect(
+            throws: SharedWebCredentialsError(
+                .missingEntitlement,
+                "ZZZZZ99999.org.example is not registered; register it with `swcred app add ZZZZZ99999.org.example ...`"
+            )
+        ) {
             try registry.require(other)
         }
         #expect(try registry.remove(app))
@@ -32,22 +37,27 @@ struct AssociationStoreTests {
     func records() throws {
         let registry = AppRegistry(writer: database.queue)
         let store = AssociationStore(writer: database.queue)
-        let entries = try Entitlements(strings: ["webcredentials:*.example.com:8443", "webcredentials:login.example.org"])
+        let entries = try Entitlements(strings: [
+            "webcredentials:*.example.com:8443", "webcredentials:login.example.org",
+        ])
         try registry.register(app, entitlements: entries, at: Date())
         let record = AssociationRecord(
             service: .webcredentials, app: app, domain: AssociationStore.domainKey(for: entries.entries[0]),
-            verdict: .approved, checkedAt: Date(timeIntervalSince1970: 1_000), nextCheck: Date(timeIntervalSince1970: 2_000),
+            verdict: .approved, checkedAt: Date(timeIntervalSince1970: 1_000),
+            nextCheck: Date(timeIntervalSince1970: 2_000),
             lastError: nil, retryCount: 0, documentDigest: Array(repeating: 7, count: 32),
             approvedAt: Date(timeIntervalSince1970: 1_000))
         try store.save(record)
         #expect(record.domain == "*.example.com:8443")
         #expect(try store.record(app: app, entry: entries.entries[0]) == record)
         #expect(try store.record(app: app, entry: entries.entries[1]) == nil)
-        try registry.register(app, entitlements: try Entitlements(strings: ["webcredentials:login.example.org"]), at: Date())
+        try registry.register(
+            app, entitlements: try Entitlements(strings: ["webcredentials:login.example.org"]), at: Date())
         #expect(try store.all().isEmpty)
-        try store.save(AssociationRecord(
-            service: .webcredentials, app: app, domain: "login.example.org", verdict: .denied, checkedAt: nil,
-            nextCheck: Date(), lastError: "x", retryCount: 1, documentDigest: nil, approvedAt: nil))
+        try store.save(
+            AssociationRecord(
+                service: .webcredentials, app: app, domain: "login.example.org", verdict: .denied, checkedAt: nil,
+                nextCheck: Date(), lastError: "x", retryCount: 1, documentDigest: nil, approvedAt: nil))
         try registry.remove(app)
         #expect(try store.all().isEmpty)
     }
@@ -57,12 +67,18 @@ struct AssociationStoreTests {
         #expect(throws: DatabaseError.self) {
             try database.queue.write { db in
                 try db.execute(sql: "INSERT INTO apps VALUES ('ABCDE12345.x', '[]', '2026-01-01')")
-                try db.execute(sql: "INSERT INTO associations (service, app, domain, verdict, next_check) VALUES ('webcredentials', 'ABCDE12345.x', 'a.com', 'maybe', '2026-01-01')")
+                try db.execute(
+                    sql:
+                        "INSERT INTO associations (service, app, domain, verdict, next_check) VALUES ('webcredentials', 'ABCDE12345.x', 'a.com', 'maybe', '2026-01-01')"
+                )
             }
         }
         #expect(throws: DatabaseError.self) {
             try database.queue.write { db in
-                try db.execute(sql: "INSERT INTO associations (service, app, domain, verdict, next_check) VALUES ('webcredentials', 'NOPE000000.x', 'a.com', 'approved', '2026-01-01')")
+                try db.execute(
+                    sql:
+                        "INSERT INTO associations (service, app, domain, verdict, next_check) VALUES ('webcredentials', 'NOPE000000.x', 'a.com', 'approved', '2026-01-01')"
+                )
             }
         }
     }

@@ -118,7 +118,9 @@ struct DomainEntryTests {
             "applinks:other.com",
         ])
         #expect(entitlements.webcredentialsEntry(covering: try DomainTarget("login.example.com"))?.isWildcard == false)
-        #expect(entitlements.webcredentialsEntry(covering: try DomainTarget("a.shop.example.com"))?.host == "shop.example.com")
+        #expect(
+            entitlements.webcredentialsEntry(covering: try DomainTarget("a.shop.example.com"))?.host
+                == "shop.example.com")
         #expect(entitlements.webcredentialsEntry(covering: try DomainTarget("www.example.com"))?.host == "example.com")
         #expect(entitlements.webcredentialsEntry(covering: try DomainTarget("other.com")) == nil)
     }

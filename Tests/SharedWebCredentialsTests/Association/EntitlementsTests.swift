@@ -1,7 +1,7 @@
 import Foundation
 import SharedWebCredentials
-import Testing
 import TestSupport
+import Testing
 
 @Suite("entitlements from Xcode property lists and strings")
 struct EntitlementsTests {
@@ -43,9 +43,15 @@ struct EntitlementsTests {
         "bad entitlements files are invalid input that names the problem",
         arguments: [
             ("<key>other</key><string>x</string>", "no com.apple.developer.associated-domains key"),
-            ("<key>com.apple.developer.associated-domains</key><string>webcredentials:example.com</string>", "not an array"),
+            (
+                "<key>com.apple.developer.associated-domains</key><string>webcredentials:example.com</string>",
+                "not an array"
+            ),
             ("<key>com.apple.developer.associated-domains</key><array><integer>1</integer></array>", "item 0"),
-            ("<key>com.apple.developer.associated-domains</key><array><string>webcredentials:https://x.com</string></array>", "remove the scheme"),
+            (
+                "<key>com.apple.developer.associated-domains</key><array><string>webcredentials:https://x.com</string></array>",
+                "remove the scheme"
+            ),
         ])
     func badFiles(body: String, problem: String) {
         do {

@@ -1,7 +1,7 @@
 import Foundation
 import SharedWebCredentials
-import Testing
 import TestSupport
+import Testing
 
 @Suite("many domains in one run")
 struct ManyDomainsTests {

@@ -1,7 +1,7 @@
 import Foundation
 import SharedWebCredentials
-import Testing
 import TestSupport
+import Testing
 
 /// A clock the test moves by hand.
 final class ManualClock: @unchecked Sendable {
@@ -64,14 +64,19 @@ struct RecheckPolicyTests {
         try registry.register(LoopbackSite.app, entitlements: entitlements, at: clock.now)
         let app = try registry.require(LoopbackSite.app)
         let domain = try DomainTarget("example.com")
-        try await site.with(hosts: ["example.com"], handler: { request in
-            request.path == LoopbackSite.wellKnown ? answer.current : .status(404)
-        }) { verifier, server in
+        try await site.with(
+            hosts: ["example.com"],
+            handler: { request in
+                request.path == LoopbackSite.wellKnown ? answer.current : .status(404)
+            }
+        ) { verifier, server in
             let gate = AssociationGate(store: store, verifier: verifier, now: { clock.now })
             let offline = AssociationGate(store: store, verifier: nil, now: { clock.now })
 
             // Offline before any verification: no cached verdict, a network failure.
-            await #expect(throws: SharedWebCredentialsError.self) { try await offline.authorize(app: app, domain: domain) }
+            await #expect(throws: SharedWebCredentialsError.self) {
+                try await offline.authorize(app: app, domain: domain)
+            }
 
             // First use verifies and approves; next check in 5 days.
             let first = try await gate.authorize(app: app, domain: domain)
@@ -123,7 +128,9 @@ struct RecheckPolicyTests {
             let revoked = try #require(try store.record(app: LoopbackSite.app, entry: entitlements.entries[0]))
             #expect(revoked.verdict == .denied && revoked.approvedAt == nil)
             // Offline keeps the denial.
-            await #expect(throws: SharedWebCredentialsError.self) { try await offline.authorize(app: app, domain: domain) }
+            await #expect(throws: SharedWebCredentialsError.self) {
+                try await offline.authorize(app: app, domain: domain)
+            }
         }
     }
 
@@ -148,12 +155,17 @@ struct RecheckPolicyTests {
         let store = AssociationStore(writer: database.queue)
         try registry.register(
             LoopbackSite.app,
-            entitlements: try Entitlements(strings: ["webcredentials:example.com", "webcredentials:*.example.org", "applinks:example.com"]),
+            entitlements: try Entitlements(strings: [
+                "webcredentials:example.com", "webcredentials:*.example.org", "applinks:example.com",
+            ]),
             at: clock.now)
         let app = try registry.require(LoopbackSite.app)
-        try await site.with(hosts: ["example.com", "example.org"], handler: { request in
-            request.host == "example.com" ? .aasa(approving: [LoopbackSite.app.description]) : .status(403)
-        }) { verifier, _ in
+        try await site.with(
+            hosts: ["example.com", "example.org"],
+            handler: { request in
+                request.host == "example.com" ? .aasa(approving: [LoopbackSite.app.description]) : .status(403)
+            }
+        ) { verifier, _ in
             let gate = AssociationGate(store: store, verifier: verifier, now: { clock.now })
             let results = try await gate.refresh(app: app)
             #expect(results.map(\.record.verdict) == [.approved, .denied])

@@ -1,7 +1,7 @@
 import Foundation
 import SharedWebCredentials
-import Testing
 import TestSupport
+import Testing
 
 @Suite("verification against a real HTTPS server on loopback")
 struct VerificationOverTLSTests {
@@ -102,7 +102,8 @@ struct VerificationOverTLSTests {
         let port = server.port
         try await server.stop()
         let fetcher = try AASAFetcher(
-            options: NetworkOptions(caFile: site.caFile, connectTo: [try ConnectToRule("example.com:443:127.0.0.1:\(port)")]))
+            options: NetworkOptions(
+                caFile: site.caFile, connectTo: [try ConnectToRule("example.com:443:127.0.0.1:\(port)")]))
         let result = await Verifier(fetcher: fetcher).verify(
             [(LoopbackSite.app, try AssociatedDomainEntry("webcredentials:example.com"))])[0]
         try await fetcher.shutdown()
@@ -156,7 +157,10 @@ struct VerificationOverTLSTests {
     func tooLarge() async throws {
         let padding = String(repeating: " ", count: 131_072)
         let (result, _) = try await site.verify(
-            routes: [LoopbackSite.wellKnown: .json("{\"webcredentials\": {\"apps\": [\"ABCDE12345.com.example.app\"]}}" + padding)])
+            routes: [
+                LoopbackSite.wellKnown: .json(
+                    "{\"webcredentials\": {\"apps\": [\"ABCDE12345.com.example.app\"]}}" + padding)
+            ])
         #expect(result.verdict == .denied)
         #expect(result.codes == ["too-large"])
     }
@@ -222,10 +226,13 @@ struct VerificationOverTLSTests {
         try await site.with(
             hosts: ["example.com", "login.example.com"],
             handler: { request in
-                request.host == "login.example.com" ? .aasa(approving: ["ABCDE12345.com.example.app"]) : .aasa(approving: [])
+                request.host == "login.example.com"
+                    ? .aasa(approving: ["ABCDE12345.com.example.app"]) : .aasa(approving: [])
             }
         ) { verifier, server in
-            let entitlements = try Entitlements(strings: ["webcredentials:*.example.com", "webcredentials:login.example.com"])
+            let entitlements = try Entitlements(strings: [
+                "webcredentials:*.example.com", "webcredentials:login.example.com",
+            ])
             let login = try await verifier.verify(
                 app: LoopbackSite.app, entitlements: entitlements, domain: try DomainTarget("login.example.com"))
             #expect(login.verdict == .approved)
