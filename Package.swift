@@ -59,10 +59,16 @@ let package = Package(
             ],
             path: "Tests/TestSupport"
         ),
+        .executableTarget(
+            name: "VaultTestClient",
+            dependencies: ["SharedWebCredentials"],
+            path: "Tests/VaultTestClient"
+        ),
         .testTarget(
             name: "SharedWebCredentialsTests",
             dependencies: [
-                "SharedWebCredentials", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "SharedWebCredentials", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

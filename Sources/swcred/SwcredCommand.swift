@@ -14,6 +14,9 @@ struct SwcredCommand: AsyncParsableCommand {
             passphrase comes from SWCRED_PASSPHRASE, --passphrase-file, or a prompt on a terminal.
             """,
         version: "0.1.0",
-        subcommands: [AASACommand.self]
+        subcommands: [
+            InitCommand.self, PasswdCommand.self, RekeyCommand.self, StatusCommand.self,
+            GenerateCommand.self, RulesCommand.self, AASACommand.self,
+        ]
     )
 }

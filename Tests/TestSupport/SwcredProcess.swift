@@ -28,6 +28,11 @@ public enum SwcredProcess {
         fatalError("swcred binary not found near \(CommandLine.arguments[0]); run `swift build` first")
     }
 
+    /// Another executable of this package, built next to `swcred` (such as `VaultTestClient`).
+    public static func siblingExecutable(named name: String) -> URL {
+        executableURL.deletingLastPathComponent().appendingPathComponent(name)
+    }
+
     /// Runs `swcred` with arguments, extra environment variables and optional standard input.
     ///
     /// The child gets a minimal environment (PATH, HOME, LANG) plus `environment`, so that nothing

@@ -1,0 +1,84 @@
+import Foundation
+
+/// Passwords of uniformly random characters from one alphabet, in segments joined by a fixed
+/// separator (`xxx-xxx-xxx-xxx`) or in one piece, kept only when they hold a character of every
+/// required set and respect the run limits; otherwise drawn again (rejection sampling), so every
+/// accepted password is equally likely. Styles `classic` and `legacy`, and rule-driven `classic`.
+struct CharacterSetPasswordEngine {
+    /// The smallest acceptance probability allowed, so that rejection sampling stays fast
+    /// (about a million draws per password at worst).
+    static let minimumAcceptance = 1e-6
+
+    private let alphabet: [UInt8]
+    private let segments: [Int]
+    private let separator: UInt8?
+    private let required: [PasswordCharacterSet]
+    private let maxRepeating: Int?
+    private let maxSequential: Int?
+    /// The entropy of every accepted password: `m·log2(k) + log2(P)` (see ``AcceptanceProbability``).
+    let entropyBits: Double
+
+    /// Creates an engine, or fails with `.invalidInput` when no password, or too few, could pass.
+    init(
+        alphabet: PasswordCharacterSet, segments: [Int], separator: UInt8?,
+        required: [PasswordCharacterSet], maxRepeating: Int?, maxSequential: Int?
+    ) throws {
+        guard !alphabet.isEmpty else {
+            throw SharedWebCredentialsError(
+                .invalidInput, "The rules allow no characters to generate from; allow at least one class.")
+        }
+        self.alphabet = alphabet.codes
+        self.segments = segments
+        self.separator = separator
+        self.required = required
+        self.maxRepeating = maxRepeating
+        self.maxSequential = maxSequential
+        let probability = AcceptanceProbability.compute(
+            alphabet: alphabet, segments: segments, required: required,
+            maxRepeating: maxRepeating, maxSequential: maxSequential)
+        guard probability > 0 else {
+            throw SharedWebCredentialsError(
+                .invalidInput,
+                "No password can satisfy these rules: the length, the required classes and the "
+                    + "max-consecutive limits contradict each other. Relax one of them.")
+        }
+        guard probability >= Self.minimumAcceptance else {
+            throw SharedWebCredentialsError(
+                .invalidInput,
+                "These rules admit too small a share of passwords to generate them reliably; "
+                    + "allow more characters, a longer length or fewer required classes.")
+        }
+        let randomCharacters = segments.reduce(0, +)
+        entropyBits = Double(randomCharacters) * log2(Double(alphabet.count)) + log2(probability)
+    }
+
+    /// Appends one password to `output` and returns its entropy in bits.
+    func append(to output: inout [UInt8], random: SecureRandom) -> Double {
+        let length = segments.reduce(0, +) + (separator == nil ? 0 : segments.count - 1)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { candidate in
+            repeat {
+                var index = 0
+                for (segmentIndex, segmentLength) in segments.enumerated() {
+                    if segmentIndex > 0, let separator {
+                        candidate[index] = separator
+                        index += 1
+                    }
+                    for _ in 0..<segmentLength {
+                        candidate[index] = alphabet[random.uniform(alphabet.count)]
+                        index += 1
+                    }
+                }
+            } while !isAcceptable(UnsafeBufferPointer(candidate))
+            output.append(contentsOf: candidate)
+            candidate.initialize(repeating: 0)
+        }
+        return entropyBits
+    }
+
+    private func isAcceptable(_ candidate: UnsafeBufferPointer<UInt8>) -> Bool {
+        for set in required where !candidate.contains(where: { set.contains(code: $0) }) {
+            return false
+        }
+        return SequenceRuns.satisfies(candidate, maxRepeating: maxRepeating, maxSequential: maxSequential)
+    }
+}

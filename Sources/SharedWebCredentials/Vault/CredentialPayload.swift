@@ -1,0 +1,104 @@
+import Foundation
+
+/// The plaintext inside a credential's sealed blob, encoded as length-prefixed fields straight
+/// into locked memory (no intermediate `String` or `Data` copies of the password).
+///
+/// Layout (integers little-endian): version u8 = 1, then server, account, password, label as
+/// (u32 length, bytes), then port u32 (0 = none), created and modified as i64 milliseconds
+/// since 1970.
+enum CredentialPayload {
+    private static let version: UInt8 = 1
+
+    /// Encodes a credential's fields.
+    static func encode(
+        server: String, port: Int?, account: String, password: SecureBytes, label: String?,
+        created: Date, modified: Date
+    ) -> SecureBytes {
+        let serverBytes = Array(server.utf8)
+        let accountBytes = Array(account.utf8)
+        let labelBytes = Array((label ?? "").utf8)
+        let count = 1 + 4 * 4 + serverBytes.count + accountBytes.count + password.count + labelBytes.count + 4 + 16
+        return SecureBytes(count: count) { buffer in
+            var writer = Writer(buffer: buffer)
+            writer.append(version)
+            writer.appendField(serverBytes)
+            writer.appendField(accountBytes)
+            password.withUnsafeBytes { writer.appendField($0) }
+            writer.appendField(labelBytes)
+            writer.append(UInt32(port ?? 0))
+            writer.append(Int64((created.timeIntervalSince1970 * 1000).rounded()))
+            writer.append(Int64((modified.timeIntervalSince1970 * 1000).rounded()))
+            precondition(writer.offset == count, "credential payload size mismatch")
+        }
+    }
+
+    /// Decodes a payload; nil if it is malformed (which authentication makes a bug, not an attack).
+    static func decode(_ payload: SecureBytes) -> Credential? {
+        payload.withUnsafeBytes { bytes -> Credential? in
+            var reader = Reader(bytes: bytes)
+            guard reader.readInteger(UInt8.self) == version,
+                let server = reader.readField().map({ String(decoding: $0, as: UTF8.self) }),
+                let account = reader.readField().map({ String(decoding: $0, as: UTF8.self) }),
+                let password = reader.readField().map({ SecureBytes(copying: $0) }),
+                let label = reader.readField().map({ String(decoding: $0, as: UTF8.self) }),
+                let port = reader.readInteger(UInt32.self),
+                let created = reader.readInteger(Int64.self),
+                let modified = reader.readInteger(Int64.self),
+                reader.offset == bytes.count
+            else { return nil }
+            return Credential(
+                server: server, port: port == 0 ? nil : Int(port), account: account, password: password,
+                label: label.isEmpty ? nil : label,
+                created: Date(timeIntervalSince1970: Double(created) / 1000),
+                modified: Date(timeIntervalSince1970: Double(modified) / 1000))
+        }
+    }
+
+    private struct Writer {
+        let buffer: UnsafeMutableRawBufferPointer
+        var offset = 0
+
+        mutating func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { append(bytes: $0) }
+        }
+
+        mutating func appendField(_ bytes: [UInt8]) {
+            bytes.withUnsafeBytes { appendField($0) }
+        }
+
+        mutating func appendField(_ bytes: UnsafeRawBufferPointer) {
+            append(UInt32(bytes.count))
+            append(bytes: bytes)
+        }
+
+        private mutating func append(bytes: UnsafeRawBufferPointer) {
+            guard !bytes.isEmpty else { return }
+            UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + bytes.count)]).copyMemory(from: bytes)
+            offset += bytes.count
+        }
+    }
+
+    private struct Reader {
+        let bytes: UnsafeRawBufferPointer
+        var offset = 0
+
+        mutating func readInteger<T: FixedWidthInteger>(_: T.Type) -> T? {
+            let size = MemoryLayout<T>.size
+            guard offset + size <= bytes.count else { return nil }
+            var value = T.zero
+            withUnsafeMutableBytes(of: &value) {
+                $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + size)]))
+            }
+            offset += size
+            return T(littleEndian: value)
+        }
+
+        mutating func readField() -> UnsafeRawBufferPointer? {
+            guard let length = readInteger(UInt32.self).map(Int.init), offset + length <= bytes.count else {
+                return nil
+            }
+            defer { offset += length }
+            return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
+        }
+    }
+}

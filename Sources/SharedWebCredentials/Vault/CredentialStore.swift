@@ -1,0 +1,206 @@
+import Foundation
+import GRDB
+
+/// The owner's ungated access to the credentials of a vault.
+///
+/// Credentials are identified by (server, port, account): the server is lower-cased and port
+/// 443 counts as no port. Lookups go through keyed blind indexes; every record is sealed with
+/// XChaCha20-Poly1305 and a record that fails authentication throws `.integrityFailure`
+/// without affecting the others. The gated, app-facing facade sits on top of this store.
+public struct CredentialStore: Sendable {
+    let vault: Vault
+
+    /// Adds a credential, or updates the password and label of an existing one.
+    @discardableResult
+    public func upsert(
+        server: String, port: Int? = nil, account: String, password: SecureBytes, label: String? = nil
+    ) throws -> UpsertOutcome {
+        try batch { try $0.upsert(server: server, port: port, account: account, password: password, label: label) }
+    }
+
+    /// Runs several changes in one transaction (all or nothing), for imports and bulk edits.
+    public func batch<T>(_ body: (CredentialBatch) throws -> T) throws -> T {
+        try vault.write { db, keys in try body(CredentialBatch(db: db, keys: keys, vault: vault)) }
+    }
+
+    /// The credentials saved for `server` and `port` (nil or 443 for the default port), only the
+    /// one for `account` when it is given. Throws `.integrityFailure` if a matching record is damaged.
+    public func find(server: String, port: Int? = nil, account: String? = nil) throws -> [Credential] {
+        let key = try CredentialKey(server: server, port: port)
+        return try vault.read { db, keys in
+            let rows: [Row]
+            if let account {
+                let index = keys.accountIndex(key, account: account)
+                rows = try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: "SELECT id, server_index, account_index, sealed FROM credentials WHERE account_index = ?"),
+                    arguments: [Data(index)])
+            } else {
+                let index = keys.serverIndex(key)
+                rows = try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: "SELECT id, server_index, account_index, sealed FROM credentials WHERE server_index = ?"),
+                    arguments: [Data(index)])
+            }
+            return try rows.map { try Self.open($0, db: db, keys: keys, vault: vault) }
+                .sorted { $0.account < $1.account }
+        }
+    }
+
+    /// Deletes the credential for (server, port, account). Returns whether one existed.
+    @discardableResult
+    public func delete(server: String, port: Int? = nil, account: String) throws -> Bool {
+        try batch { try $0.delete(server: server, port: port, account: account) }
+    }
+
+    /// Every (server, port) with at least one credential, sorted. Opens every record, so it
+    /// throws `.integrityFailure` if any is damaged.
+    public func servers() throws -> [CredentialServer] {
+        try vault.read { db, keys in
+            var servers = Set<CredentialServer>()
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, server_index, account_index, sealed FROM credentials")
+            while let row = try rows.next() {
+                let credential = try Self.open(row, db: db, keys: keys, vault: vault)
+                servers.insert(CredentialServer(server: credential.server, port: credential.port))
+            }
+            return servers.sorted { ($0.server, $0.port ?? 0) < ($1.server, $1.port ?? 0) }
+        }
+    }
+
+    /// The number of credentials.
+    public func count() throws -> Int {
+        try vault.read { db, _ in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM credentials") ?? 0 }
+    }
+
+    /// Opens every record and counts those that fail authentication (for `swcred status --verify`).
+    public func verify() throws -> (checked: Int, damaged: Int) {
+        try vault.read { db, keys in
+            var checked = 0
+            var damaged = 0
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, server_index, account_index, sealed FROM credentials")
+            while let row = try rows.next() {
+                checked += 1
+                if Self.openIfAuthentic(row, keys: keys) == nil { damaged += 1 }
+            }
+            return (checked, damaged)
+        }
+    }
+
+    // MARK: Records
+
+    /// Opens one `credentials` row, or throws the integrity error for it.
+    static func open(_ row: Row, db: Database, keys: VaultKeys, vault: Vault) throws -> Credential {
+        guard let credential = openIfAuthentic(row, keys: keys) else {
+            throw vault.recordFailure(db, keys: keys, what: "A credential")
+        }
+        return credential
+    }
+
+    /// Opens one `credentials` row; nil if it fails authentication or does not decode.
+    static func openIfAuthentic(_ row: Row, keys: VaultKeys) -> Credential? {
+        guard let id = row["id"] as Data?, let serverIndex = row["server_index"] as Data?,
+            let accountIndex = row["account_index"] as Data?, let sealed = row["sealed"] as Data?
+        else { return nil }
+        let associatedData = VaultKeys.credentialAssociatedData(
+            id: Array(id), serverIndex: Array(serverIndex), accountIndex: Array(accountIndex))
+        let payload = sealed.withUnsafeBytes {
+            AuthenticatedEncryption.open($0, key: keys.recordKey, associatedData: associatedData)
+        }
+        return payload.flatMap(CredentialPayload.decode)
+    }
+
+    /// Seals a credential for row `id` and writes it (insert or replace).
+    static func store(
+        _ db: Database, keys: VaultKeys, id: [UInt8], key: CredentialKey, account: String, password: SecureBytes,
+        label: String?, created: Date, modified: Date
+    ) throws {
+        let serverIndex = keys.serverIndex(key)
+        let accountIndex = keys.accountIndex(key, account: account)
+        let payload = CredentialPayload.encode(
+            server: key.server, port: key.port, account: account, password: password, label: label,
+            created: created, modified: modified)
+        let sealed = AuthenticatedEncryption.seal(
+            payload, key: keys.recordKey,
+            associatedData: VaultKeys.credentialAssociatedData(
+                id: id, serverIndex: serverIndex, accountIndex: accountIndex))
+        try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO credentials (id, server_index, account_index, sealed) VALUES (?, ?, ?, ?)"
+        ).execute(arguments: [Data(id), Data(serverIndex), Data(accountIndex), Data(sealed)])
+    }
+
+    /// Re-seals every credential under `newKeys` (new indexes, same ids). Part of key rotation.
+    static func reencryptAll(_ db: Database, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String) throws {
+        let rows = try Row.fetchAll(db, sql: "SELECT id, server_index, account_index, sealed FROM credentials")
+        try db.execute(sql: "DELETE FROM credentials")
+        for row in rows {
+            guard let credential = openIfAuthentic(row, keys: oldKeys), let id = row["id"] as Data? else {
+                throw SharedWebCredentialsError(
+                    .integrityFailure,
+                    "A credential in \(path) failed authentication, so the key was not rotated (nothing changed). Find it with `swcred status --verify`."
+                )
+            }
+            try store(
+                db, keys: newKeys, id: Array(id),
+                key: CredentialKey(server: credential.server, port: credential.port), account: credential.account,
+                password: credential.password, label: credential.label, created: credential.created,
+                modified: credential.modified)
+        }
+    }
+}
+
+/// A server and port with saved credentials.
+public struct CredentialServer: Sendable, Hashable {
+    /// The normalised host name.
+    public let server: String
+    /// The port, only when not the default.
+    public let port: Int?
+}
+
+/// Changes made inside one transaction of ``CredentialStore/batch(_:)``.
+public struct CredentialBatch {
+    let db: Database
+    let keys: VaultKeys
+    let vault: Vault
+
+    /// Adds a credential, or updates the password and label of an existing one.
+    @discardableResult
+    public func upsert(
+        server: String, port: Int? = nil, account: String, password: SecureBytes, label: String? = nil
+    ) throws -> UpsertOutcome {
+        let key = try CredentialKey(server: server, port: port)
+        guard !account.isEmpty else {
+            throw SharedWebCredentialsError(.invalidInput, "The account name is empty: give a non-empty account.")
+        }
+        guard !password.isEmpty else {
+            throw SharedWebCredentialsError(.invalidInput, "The password is empty: give a non-empty password.")
+        }
+        let index = keys.accountIndex(key, account: account)
+        let now = Date()
+        if let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT id, server_index, account_index, sealed FROM credentials WHERE account_index = ?"),
+            arguments: [Data(index)])
+        {
+            let existing = try CredentialStore.open(row, db: db, keys: keys, vault: vault)
+            if existing.password.isEqual(to: password), existing.label == label { return .unchanged }
+            try CredentialStore.store(
+                db, keys: keys, id: Array(row["id"] as Data), key: key, account: account, password: password,
+                label: label, created: existing.created, modified: now)
+            return .updated
+        }
+        let id = SecureBytes.random(count: 16).withUnsafeBytes { Array($0) }
+        try CredentialStore.store(
+            db, keys: keys, id: id, key: key, account: account, password: password, label: label, created: now,
+            modified: now)
+        return .added
+    }
+
+    /// Deletes the credential for (server, port, account). Returns whether one existed.
+    @discardableResult
+    public func delete(server: String, port: Int? = nil, account: String) throws -> Bool {
+        let key = try CredentialKey(server: server, port: port)
+        let index = keys.accountIndex(key, account: account)
+        try db.cachedStatement(sql: "DELETE FROM credentials WHERE account_index = ?").execute(arguments: [Data(index)])
+        return db.changesCount > 0
+    }
+}

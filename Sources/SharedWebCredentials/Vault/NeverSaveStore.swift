@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+
+/// Apple's "Never for this website" markers: a host the owner marked is refused by add until
+/// the marker is cleared. Hosts are stored only as a blind index and a sealed copy.
+public struct NeverSaveStore: Sendable {
+    let vault: Vault
+
+    /// Marks `host` (lower-cased). Marking an already marked host changes nothing.
+    public func mark(_ host: String) throws {
+        let host = try Self.normalise(host)
+        try vault.write { db, keys in
+            let index = keys.hostIndex(host)
+            guard try !Self.contains(db, index: index) else { return }
+            try Self.store(db, keys: keys, host: host, createdAt: Int64(Date().timeIntervalSince1970))
+        }
+    }
+
+    /// Whether `host` is marked.
+    public func isMarked(_ host: String) throws -> Bool {
+        let host = try Self.normalise(host)
+        return try vault.read { db, keys in try Self.contains(db, index: keys.hostIndex(host)) }
+    }
+
+    /// Clears the marker of `host`. Returns whether there was one.
+    @discardableResult
+    public func clear(_ host: String) throws -> Bool {
+        let host = try Self.normalise(host)
+        return try vault.write { db, keys in
+            try db.execute(sql: "DELETE FROM never_save WHERE host_index = ?", arguments: [Data(keys.hostIndex(host))])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Every marked host, sorted; throws `.integrityFailure` if a marker is damaged.
+    public func hosts() throws -> [String] {
+        try vault.read { db, keys in
+            try Row.fetchAll(db, sql: "SELECT host_index, sealed_host FROM never_save").map { row in
+                guard let host = Self.openIfAuthentic(row, keys: keys) else {
+                    throw vault.recordFailure(db, keys: keys, what: "A never-save marker")
+                }
+                return host
+            }.sorted()
+        }
+    }
+
+    private static func normalise(_ host: String) throws -> String {
+        let normalised = host.lowercased()
+        guard !normalised.isEmpty, normalised.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
+            throw SharedWebCredentialsError(
+                .invalidInput, "A host must be a non-empty ASCII name without spaces (convert IDNs to xn-- form).")
+        }
+        return normalised
+    }
+
+    private static func contains(_ db: Database, index: [UInt8]) throws -> Bool {
+        try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM never_save WHERE host_index = ?)", arguments: [Data(index)])
+            ?? false
+    }
+
+    private static func store(_ db: Database, keys: VaultKeys, host: String, createdAt: Int64) throws {
+        let index = keys.hostIndex(host)
+        let sealed = AuthenticatedEncryption.seal(
+            SecureBytes(utf8: host), key: keys.recordKey,
+            associatedData: VaultKeys.neverSaveAssociatedData(hostIndex: index))
+        try db.execute(
+            sql: "INSERT INTO never_save (host_index, sealed_host, created_at) VALUES (?, ?, ?)",
+            arguments: [Data(index), Data(sealed), createdAt])
+    }
+
+    private static func openIfAuthentic(_ row: Row, keys: VaultKeys) -> String? {
+        guard let index = row["host_index"] as Data?, let sealed = row["sealed_host"] as Data?,
+            let host = AuthenticatedEncryption.open(
+                Array(sealed), key: keys.recordKey,
+                associatedData: VaultKeys.neverSaveAssociatedData(hostIndex: Array(index)))
+        else { return nil }
+        return host.exposedString()
+    }
+
+    /// Re-seals every marker under `newKeys`. Part of key rotation.
+    static func reencryptAll(_ db: Database, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String) throws {
+        let rows = try Row.fetchAll(db, sql: "SELECT host_index, sealed_host, created_at FROM never_save")
+        try db.execute(sql: "DELETE FROM never_save")
+        for row in rows {
+            guard let host = openIfAuthentic(row, keys: oldKeys) else {
+                throw SharedWebCredentialsError(
+                    .integrityFailure,
+                    "A never-save marker in \(path) failed authentication, so the key was not rotated (nothing changed)."
+                )
+            }
+            try store(db, keys: newKeys, host: host, createdAt: row["created_at"])
+        }
+    }
+}

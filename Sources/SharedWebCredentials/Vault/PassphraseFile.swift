@@ -1,0 +1,22 @@
+/// Reading a passphrase from a file (for scripts), straight into locked memory.
+public enum PassphraseFile {
+    /// The longest passphrase accepted, in bytes.
+    public static let maximumLength = 4096
+
+    /// Reads the passphrase in the file at `path`, without one trailing newline (`\n` or `\r\n`).
+    /// Throws `.invalidInput` if the file cannot be read or is longer than ``maximumLength``.
+    public static func read(at path: String) throws -> SecureBytes {
+        let contents = try SecretFile.read(at: path, limit: maximumLength + 3, what: "passphrase file")
+        return try contents.withUnsafeBytes { bytes in
+            var end = bytes.count
+            if end > 0, bytes[end - 1] == 0x0A { end -= 1 }
+            if end > 0, bytes[end - 1] == 0x0D { end -= 1 }
+            guard end <= maximumLength else {
+                throw SharedWebCredentialsError(
+                    .invalidInput,
+                    "The passphrase file \(path) is longer than \(maximumLength) bytes; is it the right file?")
+            }
+            return SecureBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[0..<end]))
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Opening the SQLite file behind a vault, and turning SQLite failures into library errors.
+enum VaultDatabase {
+    /// Opens an existing file with the vault's settings: WAL, `synchronous=FULL`, foreign keys,
+    /// and a busy timeout so that concurrent processes wait for each other.
+    static func open(path: String, busyTimeout: TimeInterval) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.foreignKeysEnabled = true
+        configuration.label = "swcred.vault"
+        // WAL is set here rather than with GRDB's `journalMode = .wal`, which would switch to
+        // synchronous=NORMAL and write to the file on every open (even a failed unlock).
+        configuration.prepareDatabase { db in
+            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            guard mode == "wal" else {
+                throw SharedWebCredentialsError(.internalError, "SQLite could not switch \(path) to WAL mode.")
+            }
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        return try mappingErrors(path: path) {
+            try DatabaseQueue(path: path, configuration: configuration)
+        }
+    }
+
+    /// Creates the vault file (0600) and its directory (0700) if missing; never overwrites.
+    static func createFile(path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw SharedWebCredentialsError(
+                    .invalidInput,
+                    "Cannot create the vault directory \(directory): check the --vault path and permissions.")
+            }
+        }
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            if errno == EEXIST {
+                throw SharedWebCredentialsError(
+                    .vaultExists,
+                    "A file already exists at \(path); swcred init never overwrites. Choose another --vault path or remove the old vault yourself."
+                )
+            }
+            throw SharedWebCredentialsError(
+                .invalidInput, "Cannot create the vault \(path): \(String(cString: strerror(errno))).")
+        }
+        close(descriptor)
+    }
+
+    /// Removes a vault file and its WAL and shared-memory companions (after a failed creation).
+    static func removeFiles(path: String) {
+        for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+    }
+
+    /// Throws `.vaultNotFound` unless a file exists at `path`.
+    static func requireExisting(path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw SharedWebCredentialsError(
+                .vaultNotFound, "No vault at \(path): create one with `swcred init`, or pass --vault PATH.")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw SharedWebCredentialsError(
+                .vaultNotFound, "\(path) is not a regular file; pass the vault file with --vault.")
+        }
+    }
+
+    /// Runs `body`, turning SQLite errors into ``SharedWebCredentialsError``.
+    static func mappingErrors<T>(path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw translate(error, path: path)
+        }
+    }
+
+    /// The library error for an SQLite error.
+    static func translate(_ error: DatabaseError, path: String) -> SharedWebCredentialsError {
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return SharedWebCredentialsError(
+                .vaultBusy, "The vault \(path) stayed locked by another process past the timeout; try again.")
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+            return SharedWebCredentialsError(
+                .integrityFailure,
+                "\(path) is not a readable swcred vault (SQLite reports it damaged or not a database).")
+        case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
+            return SharedWebCredentialsError(
+                .invalidInput, "Cannot open the vault \(path) for writing: check its permissions and its directory's.")
+        case .SQLITE_FULL, .SQLITE_IOERR:
+            return SharedWebCredentialsError(
+                .internalError,
+                "Reading or writing the vault \(path) failed (disk full or I/O error); nothing was committed.")
+        default:
+            return SharedWebCredentialsError(
+                .internalError,
+                "SQLite failed on the vault \(path) (code \(error.resultCode.rawValue)); please report this.")
+        }
+    }
+}

@@ -1,0 +1,99 @@
+/// The unlocked key hierarchy of a vault: the vault key, the subkeys derived from it, and the key
+/// that wraps it (derived from the passphrase, or read from the key file).
+final class VaultKeys: Sendable {
+    /// The record format version bound into every sealed blob.
+    static let formatVersion: UInt32 = 1
+
+    /// The random id of this vault key, stored in `vault_meta.key_id`.
+    let keyID: [UInt8]
+    /// The random 32-byte vault key.
+    let vaultKey: SecureBytes
+    /// The key that wraps the vault key in `vault_meta.wrapped_key`.
+    let wrappingKey: SecureBytes
+    /// Encrypts records.
+    let recordKey: SecureBytes
+    /// Keys the blind indexes.
+    let indexKey: SecureBytes
+
+    init(keyID: [UInt8], vaultKey: SecureBytes, wrappingKey: SecureBytes) {
+        self.keyID = keyID
+        self.vaultKey = vaultKey
+        self.wrappingKey = wrappingKey
+        recordKey = KeyDerivation.subkey(.recordEncryption, from: vaultKey)
+        indexKey = KeyDerivation.subkey(.blindIndex, from: vaultKey)
+    }
+
+    /// A fresh random vault key under an existing wrapping key.
+    static func generate(wrappingKey: SecureBytes) -> VaultKeys {
+        VaultKeys(
+            keyID: SecureBytes.random(count: 16).withUnsafeBytes { Array($0) },
+            vaultKey: SecureBytes.random(count: KeyDerivation.keyLength),
+            wrappingKey: wrappingKey)
+    }
+
+    /// The same vault key under another wrapping key (a passphrase change).
+    func rewrapped(under newWrappingKey: SecureBytes) -> VaultKeys {
+        VaultKeys(keyID: keyID, vaultKey: vaultKey, wrappingKey: newWrappingKey)
+    }
+
+    // MARK: Blind indexes
+
+    /// The blind index of a normalised server and port.
+    func serverIndex(_ key: CredentialKey) -> [UInt8] {
+        KeyedHash.digest(key: indexKey, fields: [Array("server".utf8), Array(key.server.utf8), portField(key.port)])
+    }
+
+    /// The blind index of a normalised server, port and account.
+    func accountIndex(_ key: CredentialKey, account: String) -> [UInt8] {
+        KeyedHash.digest(
+            key: indexKey,
+            fields: [Array("account".utf8), Array(key.server.utf8), portField(key.port), Array(account.utf8)])
+    }
+
+    /// The blind index of a "never save" host.
+    func hostIndex(_ host: String) -> [UInt8] {
+        KeyedHash.digest(key: indexKey, fields: [Array("never-save".utf8), Array(host.utf8)])
+    }
+
+    private func portField(_ port: Int?) -> [UInt8] {
+        withUnsafeBytes(of: UInt32(port ?? 0).littleEndian) { Array($0) }
+    }
+
+    // MARK: Associated data
+
+    /// Binds a sealed credential to its row id, both indexes and the format version.
+    static func credentialAssociatedData(id: [UInt8], serverIndex: [UInt8], accountIndex: [UInt8]) -> [UInt8] {
+        associatedData(label: "swcred/credential", parts: [id, serverIndex, accountIndex])
+    }
+
+    /// Binds a sealed "never save" host to its index and the format version.
+    static func neverSaveAssociatedData(hostIndex: [UInt8]) -> [UInt8] {
+        associatedData(label: "swcred/never-save", parts: [hostIndex])
+    }
+
+    /// Binds the wrapped vault key to its key id and how it is protected.
+    static func wrappedKeyAssociatedData(keyID: [UInt8], protection: VaultMetadata.Protection) -> [UInt8] {
+        var parts = [keyID]
+        switch protection {
+        case .rawKey:
+            parts.append(Array("raw-key".utf8))
+        case .passphrase(let salt, let parameters):
+            parts.append(Array("argon2id13".utf8))
+            parts.append(salt)
+            parts.append(withUnsafeBytes(of: parameters.opslimit.littleEndian) { Array($0) })
+            parts.append(withUnsafeBytes(of: parameters.memlimit.littleEndian) { Array($0) })
+        }
+        return associatedData(label: "swcred/vault-key", parts: parts)
+    }
+
+    private static func associatedData(label: String, parts: [[UInt8]]) -> [UInt8] {
+        var data = Array(label.utf8)
+        data.append(0)
+        withUnsafeBytes(of: formatVersion.littleEndian) { data.append(contentsOf: $0) }
+        for part in parts {
+            withUnsafeBytes(of: UInt32(part.count).littleEndian) { data.append(contentsOf: $0) }
+            data.append(contentsOf: part)
+        }
+        return data
+    }
+}

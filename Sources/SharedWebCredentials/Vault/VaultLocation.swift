@@ -1,0 +1,26 @@
+import Foundation
+
+/// Where the vault file lives when no path is given.
+public enum VaultLocation {
+    /// The environment variable that overrides the default path.
+    public static let environmentVariable = "SWCRED_VAULT"
+
+    /// The vault path: `explicitPath` if given, else `SWCRED_VAULT`, else
+    /// `$XDG_DATA_HOME/swcred/vault.sqlite`, else `~/.local/share/swcred/vault.sqlite`.
+    public static func resolve(
+        explicitPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> String {
+        if let explicitPath, !explicitPath.isEmpty { return explicitPath }
+        if let fromEnvironment = environment[environmentVariable], !fromEnvironment.isEmpty {
+            return fromEnvironment
+        }
+        if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
+            return dataHome + "/swcred/vault.sqlite"
+        }
+        guard let home = environment["HOME"], home.hasPrefix("/") else {
+            throw SharedWebCredentialsError(
+                .invalidInput, "HOME is not set: pass --vault PATH or set SWCRED_VAULT to choose the vault file.")
+        }
+        return home + "/.local/share/swcred/vault.sqlite"
+    }
+}

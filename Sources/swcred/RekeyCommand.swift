@@ -1,0 +1,23 @@
+import ArgumentParser
+import SharedWebCredentials
+
+/// `swcred rekey`: rotates the vault key.
+struct RekeyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rekey",
+        abstract: "Rotate the vault key, re-encrypting every record.",
+        discussion: """
+            Draws a new random vault key and re-encrypts every credential and never-save marker \
+            in one transaction: if anything fails (a damaged record, exit 9), nothing changes \
+            and the old key keeps working. The passphrase or key file stays the same.
+            """)
+
+    @OptionGroup var vault: VaultOptions
+
+    func run() throws {
+        let opened = try vault.openVault()
+        try opened.rotateKey()
+        let count = try opened.credentials.count()
+        print("Rotated the vault key of \(opened.path); re-encrypted \(count) credentials.")
+    }
+}

@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import SharedWebCredentials
+
+/// `swcred status`: describes a vault.
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show the vault's path, format, key protection and record counts.",
+        discussion: """
+            Needs no passphrase: nothing shown is secret. With --verify the vault is unlocked and \
+            every credential is authenticated; if any fails, the count is shown and swcred exits 9.
+            """)
+
+    @OptionGroup var vault: VaultOptions
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    @Flag(help: "Unlock the vault and check every credential's integrity.")
+    var verify = false
+
+    func run() throws {
+        let path = try vault.resolvedPath()
+        let status = try Vault.inspect(at: path)
+        var damaged: Int?
+        if verify { damaged = try vault.openVault().credentials.verify().damaged }
+        if json {
+            print(try jsonText(status, damaged: damaged))
+        } else {
+            print(text(status, damaged: damaged))
+        }
+        if let damaged, damaged > 0 {
+            throw SharedWebCredentialsError(
+                .integrityFailure,
+                "\(damaged) credential(s) in \(path) failed authentication: they were altered or damaged. Delete or restore them."
+            )
+        }
+    }
+
+    private func text(_ status: VaultStatus, damaged: Int?) -> String {
+        let protection =
+            switch status.protection {
+            case .keyFile: "key file"
+            case .passphrase(let parameters): "passphrase (\(parameters))"
+            }
+        var lines = [
+            "vault:        \(status.path)",
+            "format:       \(status.formatVersion)",
+            "protection:   \(protection)",
+            "credentials:  \(status.credentialCount)",
+            "never-save:   \(status.neverSaveCount)",
+        ]
+        if let damaged { lines.append("damaged:      \(damaged)") }
+        return lines.joined(separator: "\n")
+    }
+
+    private struct JSONStatus: Encodable {
+        struct KDF: Encodable {
+            let algorithm: String
+            let opslimit: UInt64
+            let memlimit: UInt64
+        }
+        let path: String
+        let formatVersion: Int
+        let protection: String
+        let kdf: KDF?
+        let credentials: Int
+        let neverSave: Int
+        let damaged: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case path, protection, kdf, credentials, damaged
+            case formatVersion = "format_version"
+            case neverSave = "never_save"
+        }
+    }
+
+    private func jsonText(_ status: VaultStatus, damaged: Int?) throws -> String {
+        var kdf: JSONStatus.KDF?
+        let protection: String
+        switch status.protection {
+        case .keyFile:
+            protection = "key-file"
+        case .passphrase(let parameters):
+            protection = "passphrase"
+            kdf = JSONStatus.KDF(algorithm: "argon2id13", opslimit: parameters.opslimit, memlimit: parameters.memlimit)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let value = JSONStatus(
+            path: status.path, formatVersion: status.formatVersion, protection: protection, kdf: kdf,
+            credentials: status.credentialCount, neverSave: status.neverSaveCount, damaged: damaged)
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

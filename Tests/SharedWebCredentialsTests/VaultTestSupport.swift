@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+import TestSupport
+
+@testable import SharedWebCredentials
+
+/// Helpers shared by the vault tests: fast KDF parameters, and raw access to a vault's file.
+enum VaultTestSupport {
+    /// The cheapest Argon2id libsodium accepts: the KDF is not what these tests check.
+    static let fastKDF = try! KDFParameters(opslimit: 1, memlimit: 8192)
+
+    /// The passphrase of test vaults.
+    static let passphrase = "correct horse battery staple"
+
+    /// Creates a vault protected by ``passphrase`` in `directory`.
+    static func makeVault(in directory: TemporaryDirectory, name: String = "vault.sqlite") throws -> Vault {
+        try Vault.create(
+            at: directory.path(name), protection: .passphrase(SecureBytes(utf8: passphrase), fastKDF))
+    }
+
+    /// Opens a vault with a passphrase given as a string.
+    static func open(_ path: String, passphrase: String = passphrase) throws -> Vault {
+        try Vault.open(at: path, secret: .passphrase(SecureBytes(utf8: passphrase)))
+    }
+
+    /// A connection to the vault file that bypasses the vault, as an attacker with the file would.
+    static func rawDatabase(_ path: String) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        return try DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    /// The ids of the credential rows, in a stable order.
+    static func rowIDs(_ path: String) throws -> [Data] {
+        try rawDatabase(path).read { db in try Data.fetchAll(db, sql: "SELECT id FROM credentials ORDER BY id") }
+    }
+
+    /// Bytes of every file of the vault (main file, WAL, shared memory) that exists.
+    static func fileBytes(_ path: String) -> [String: Data] {
+        var files: [String: Data] = [:]
+        for suffix in ["", "-wal", "-shm"] {
+            if let data = FileManager.default.contents(atPath: path + suffix) { files[path + suffix] = data }
+        }
+        return files
+    }
+
+    /// The error code a throwing call fails with, or nil if it succeeds.
+    static func errorCode(_ body: () throws -> Void) -> SharedWebCredentialsError.Code? {
+        do {
+            try body()
+            return nil
+        } catch let error as SharedWebCredentialsError {
+            return error.code
+        } catch {
+            return .internalError
+        }
+    }
+}
+
+extension Credential {
+    /// The password as a string, for assertions.
+    var passwordText: String { password.exposedString() }
+}
