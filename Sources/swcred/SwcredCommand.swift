@@ -16,7 +16,8 @@ struct SwcredCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             InitCommand.self, PasswdCommand.self, RekeyCommand.self, StatusCommand.self,
-            GenerateCommand.self, RulesCommand.self, AASACommand.self,
+            GenerateCommand.self, RulesCommand.self, AASACommand.self, AppCommand.self,
+            VerifyCommand.self, ShowCommand.self,
         ]
     )
 }
