@@ -15,9 +15,10 @@ struct SwcredCommand: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            InitCommand.self, PasswdCommand.self, RekeyCommand.self, StatusCommand.self,
-            GenerateCommand.self, RulesCommand.self,
+            InitCommand.self, StatusCommand.self, PasswdCommand.self, RekeyCommand.self,
+            AppCommand.self, VerifyCommand.self, ShowCommand.self,
             RequestCommand.self, AddCommand.self, DeleteCommand.self, NeverSaveCommand.self,
+            GenerateCommand.self, RulesCommand.self, AASACommand.self,
         ]
     )
 }

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A program running on a real pseudo-terminal, driven the way a person would drive it: tmux
 /// runs it on a private server, keys are typed with `send-keys`, secrets are pasted from a tmux
 /// buffer loaded through standard input (so they never appear in any process's argv), and the
@@ -17,7 +21,7 @@ public final class TerminalSession {
             tmuxArguments += ["-e", "\(name)=\(value)"]
         }
         tmuxArguments.append("\(command); echo \"[exit $?]\"; sleep 600")
-        try tmux(tmuxArguments)
+        try startServer(tmuxArguments)
     }
 
     /// Types `keys` (tmux key names such as `Enter` are allowed as separate elements).
@@ -64,6 +68,30 @@ public final class TerminalSession {
         _ = try? tmux(["kill-server"])
     }
 
+    /// Runs the tmux command that starts the server, with posix_spawn and waitpid rather than
+    /// Foundation's Process: Process learns of a child's exit through a descriptor the child
+    /// inherits, and the tmux server forked from the client would hold it open forever.
+    private func startServer(_ arguments: [String]) throws {
+        let words = ["tmux", "-L", socket, "-f", "/dev/null"] + arguments
+        var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor: Int32 in 0...2 {
+            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_RDWR, 0)
+        }
+        var pid = pid_t()
+        let spawned = posix_spawnp(&pid, "tmux", &actions, nil, &argv, environ)
+        guard spawned == 0 else {
+            throw TerminalSessionError(message: "cannot start tmux: \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else { throw TerminalSessionError(message: "tmux new-session failed (status \(status))") }
+    }
+
+    /// Runs one tmux command against the running server and returns what it printed.
     @discardableResult
     private func tmux(_ arguments: [String], stdin: Data? = nil) throws -> String {
         let process = Process()

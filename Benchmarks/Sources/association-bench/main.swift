@@ -1,1 +1,45 @@
-print("association benchmarks: not written yet")
+import BenchmarkSupport
+import Foundation
+import SharedWebCredentials
+
+// In-process costs of the association gate's parsing: AASA files, entitlement entries (with
+// IDNA) and coverage lookups. Network figures (1,000 domains over loopback TLS) come from the
+// ManyDomainsTests test, which needs the test HTTPS server.
+
+let app = try ApplicationIdentifier("ABCDE12345.com.example.app")
+let apps = (0..<200).map { "TEAM\(String(format: "%06d", $0)).com.example.app\($0)" } + [app.description]
+let typical = Array(
+    """
+    {"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/buy/*"}]}]},
+     "webcredentials": {"apps": [\(apps.map { "\"\($0)\"" }.joined(separator: ", "))]}}
+    """.utf8)
+
+var report = Report(columns: ["benchmark", "median", "p90", "throughput"])
+
+func row(_ name: String, _ samples: Samples, perSample: Int, unit: String) {
+    let perSecond = Double(perSample) / (samples.median / 1e9)
+    report.add([
+        name, formatNanoseconds(samples.median), formatNanoseconds(samples.percentile(0.9)),
+        String(format: "%.0f %@/s", perSecond, unit),
+    ])
+}
+
+let parse = measure(count: 200) {
+    precondition(AASAParser.check(typical, contentType: "application/json").approves(app))
+}
+row("AASA parse + approve (201 apps, \(typical.count) B)", parse, perSample: 1, unit: "files")
+
+let entries = (0..<1_000).map { "webcredentials:d\($0).example.com" } + ["webcredentials:*.bücher.example:8443"]
+let entryParse = measure(count: 50) {
+    precondition(try! Entitlements(strings: entries).entries.count == 1_001)
+}
+row("parse 1,001 entitlement entries", entryParse, perSample: 1_001, unit: "entries")
+
+let entitlements = try Entitlements(strings: entries)
+let target = try DomainTarget("d999.example.com")
+let coverage = measure(count: 200) {
+    precondition(entitlements.webcredentialsEntry(covering: target) != nil)
+}
+row("covering entry among 1,001", coverage, perSample: 1, unit: "lookups")
+
+print(report.markdown())

@@ -9,6 +9,12 @@ public struct AASAReport: Sendable {
     /// Every finding, in the order found.
     public var diagnostics: [AASADiagnostic]
 
+    /// Creates a report from a document and findings.
+    public init(document: AASADocument?, diagnostics: [AASADiagnostic]) {
+        self.document = document
+        self.diagnostics = diagnostics
+    }
+
     /// The findings that make the file unusable.
     public var errors: [AASADiagnostic] { diagnostics.filter { $0.severity == .error } }
     /// The findings that are advice.

@@ -51,7 +51,9 @@ public struct AssociatedDomainEntry: Hashable, Sendable, CustomStringConvertible
             )
         }
         var rest = Substring(text[text.index(after: colon)...])
-        if rest.hasPrefix("//") { throw invalid("remove the scheme (//): write \(serviceName):example.com") }
+        if rest.hasPrefix("//") || rest.contains("://") {
+            throw invalid("remove the scheme: write \(serviceName):example.com, not a URL")
+        }
         var modes: Set<Mode> = []
         if let question = rest.firstIndex(of: "?") {
             let query = rest[rest.index(after: question)...]

@@ -30,7 +30,7 @@ struct LoopbackSite {
         let server = try await TestHTTPSServer.start(identity: try identity ?? ca.issue(for: hosts), handler: handler)
         let rules = try hosts.map { try ConnectToRule(server.connectTo($0)) }
         let options = NetworkOptions(
-            caFile: trustCA ? caFile : nil, connectTo: rules, connectTimeout: .seconds(5), totalTimeout: totalTimeout,
+            caFile: trustCA ? caFile : nil, connectTo: rules, connectTimeout: .seconds(10), totalTimeout: totalTimeout,
             maximumConcurrentFetches: concurrency)
         let fetcher = try AASAFetcher(options: options)
         let verifier = Verifier(fetcher: fetcher, maximumConcurrentFetches: concurrency)

@@ -9,163 +9,170 @@ struct GatedCommandTests {
 
     @Test("add, request, update, no-op, delete, delete again; passwords never in argv, stderr or the vault file")
     func fullFlow() async throws {
-        let fixture = try await GatedFixture.make()
-        defer { Task { try? await fixture.stop() } }
-        let target = ["--app", Self.app, "--domain", "shop.example"]
+        try await GatedFixture.with { fixture in
+            let target = ["--app", Self.app, "--domain", "shop.example"]
 
-        try fixture.expect(["verify", Self.app], status: 4, network: true)  // other.example refuses, down is down
-        let generated = try fixture.expect(["generate"] + target + ["--json"], status: 0, network: true)
-        #expect(
-            generated.stdout.contains("\"style\":\"strong\"") || generated.stdout.contains("\"style\" : \"strong\""))
+            try fixture.expect(["verify", Self.app], status: 4, network: true)  // other.example refuses, down is down
+            let generated = try fixture.expect(["generate"] + target + ["--json"], status: 0, network: true)
+            #expect(
+                generated.stdout.contains("\"style\":\"strong\"") || generated.stdout.contains("\"style\" : \"strong\"")
+            )
 
-        let added = try fixture.expect(
-            ["add"] + target + ["--account", "alice@example.com", "--generate", "--yes"], status: 0, network: true)
-        let firstPassword = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(firstPassword.count == 20, "the generated password is printed once for sign-up")
-        #expect(added.stderr.contains("added"))
+            let added = try fixture.expect(
+                ["add"] + target + ["--account", "alice@example.com", "--generate", "--yes"], status: 0, network: true)
+            let firstPassword = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(firstPassword.count == 20, "the generated password is printed once for sign-up")
+            #expect(added.stderr.contains("added"))
 
-        var released = try fixture.expect(["request"] + target + ["--all"], status: 0, network: true)
-        #expect(released.stdout == "shop.example\talice@example.com\t\(firstPassword)\n")
+            var released = try fixture.expect(["request"] + target + ["--all"], status: 0, network: true)
+            #expect(released.stdout == "shop.example\talice@example.com\t\(firstPassword)\n")
 
-        let secondPassword = "Second-distinctive-Pw-7781"
-        let updated = try fixture.expect(
-            ["add"] + target + ["--account", "alice@example.com", "--password-stdin", "--yes"], status: 0,
-            stdin: secondPassword + "\n", network: true)
-        #expect(updated.stderr.contains("updated"))
-        let unchanged = try fixture.expect(
-            ["add"] + target + ["--account", "alice@example.com", "--password-stdin"], status: 0,
-            stdin: secondPassword, network: true)
-        #expect(unchanged.stderr.contains("unchanged"), "the same password needs no confirmation")
+            let secondPassword = "Second-distinctive-Pw-7781"
+            let updated = try fixture.expect(
+                ["add"] + target + ["--account", "alice@example.com", "--password-stdin", "--yes"], status: 0,
+                stdin: secondPassword + "\n", network: true)
+            #expect(updated.stderr.contains("updated"))
+            let unchanged = try fixture.expect(
+                ["add"] + target + ["--account", "alice@example.com", "--password-stdin"], status: 0,
+                stdin: secondPassword, network: true)
+            #expect(unchanged.stderr.contains("unchanged"), "the same password needs no confirmation")
 
-        released = try fixture.expect(
-            ["request"] + target + ["--account", "alice@example.com", "--json"], status: 0, network: true)
-        let json = try #require(try JSONSerialization.jsonObject(with: released.stdoutData) as? [[String: Any]])
-        #expect(json.count == 1)
-        #expect(json.first?["password"] as? String == secondPassword)
-        #expect(json.first?["server"] as? String == "shop.example")
-        #expect(json.first?["port"] == nil, "port only when not 443")
+            released = try fixture.expect(
+                ["request"] + target + ["--account", "alice@example.com", "--json"], status: 0, network: true)
+            let json = try #require(try JSONSerialization.jsonObject(with: released.stdoutData) as? [[String: Any]])
+            #expect(json.count == 1)
+            #expect(json.first?["password"] as? String == secondPassword)
+            #expect(json.first?["server"] as? String == "shop.example")
+            #expect(json.first?["port"] == nil, "port only when not 443")
 
-        let deleted = try fixture.expect(
-            ["delete"] + target + ["--account", "alice@example.com", "--yes"], status: 0, network: true)
-        #expect(deleted.stderr.contains("deleted"))
-        let again = try fixture.expect(
-            ["delete"] + target + ["--account", "alice@example.com", "--yes"], status: 0, network: true)
-        #expect(again.stderr.contains("nothing-to-delete"))
-        let none = try fixture.expect(["request"] + target, status: 5, network: true)
-        #expect(none.stderr.contains("no matching items found"))
+            let deleted = try fixture.expect(
+                ["delete"] + target + ["--account", "alice@example.com", "--yes"], status: 0, network: true)
+            #expect(deleted.stderr.contains("deleted"))
+            let again = try fixture.expect(
+                ["delete"] + target + ["--account", "alice@example.com", "--yes"], status: 0, network: true)
+            #expect(again.stderr.contains("nothing-to-delete"))
+            let none = try fixture.expect(["request"] + target, status: 5, network: true)
+            #expect(none.stderr.contains("no matching items found"))
 
-        for secret in [firstPassword, secondPassword] {
-            #expect(!fixture.argumentLists.joined().contains { $0.contains(secret) })
-            #expect(!fixture.diagnostics.contains(secret))
+            for secret in [firstPassword, secondPassword] {
+                #expect(!fixture.argumentLists.joined().contains { $0.contains(secret) })
+                #expect(!fixture.diagnostics.contains(secret))
+            }
+            #expect(fixture.vaultBytes().range(of: Data("alice@example.com".utf8)) == nil)
         }
-        #expect(fixture.vaultBytes().range(of: Data("alice@example.com".utf8)) == nil)
     }
 
     @Test("each gate failure has its exit code and says why")
     func gateFailures() async throws {
-        let fixture = try await GatedFixture.make()
-        defer { Task { try? await fixture.stop() } }
-        func request(_ app: String, _ domain: String, offline: Bool = false) throws -> SwcredProcess.Result {
-            try fixture.run(
-                ["request", "--app", app, "--domain", domain] + (offline ? ["--offline"] : []), network: true)
+        try await GatedFixture.with { fixture in
+            func request(_ app: String, _ domain: String, offline: Bool = false) throws -> SwcredProcess.Result {
+                try fixture.run(
+                    ["request", "--app", app, "--domain", domain] + (offline ? ["--offline"] : []), network: true)
+            }
+            let unregistered = try request("QQQQQ11111.com.example.unknown", "shop.example")
+            #expect(unregistered.status == 3)
+            #expect(unregistered.stderr.contains("not registered"))
+
+            let outside = try request(Self.app, "elsewhere.example")
+            #expect(outside.status == 3)
+            #expect(outside.stderr.contains("elsewhere.example not found in com.apple.developer.associated-domains"))
+
+            let refused = try request(Self.app, "other.example")
+            #expect(refused.status == 4)
+            #expect(refused.stderr.contains("\"other.example\" failed to approve \"\(Self.app)\""))
+
+            let unreachable = try request(Self.app, "down.example")
+            #expect(unreachable.status == 10)
+
+            let neverVerified = try fixture.run(
+                ["generate", "--app", Self.app, "--domain", "shop.example", "--offline"])
+            #expect(neverVerified.status == 10, "offline with no cached verdict")
+
+            try fixture.expect(["verify", Self.app, "--domain", "shop.example"], status: 0, network: true)
+            try fixture.expect(["generate", "--app", Self.app, "--domain", "shop.example", "--offline"], status: 0)
+            try backdateVerdicts(in: fixture.vaultPath, days: 31)
+            let stale = try fixture.run(["generate", "--app", Self.app, "--domain", "shop.example", "--offline"])
+            #expect(stale.status == 4, "an approval older than 30 days is not honoured offline")
         }
-        let unregistered = try request("QQQQQ11111.com.example.unknown", "shop.example")
-        #expect(unregistered.status == 3)
-        #expect(unregistered.stderr.contains("not registered"))
-
-        let outside = try request(Self.app, "elsewhere.example")
-        #expect(outside.status == 3)
-        #expect(outside.stderr.contains("elsewhere.example not found in com.apple.developer.associated-domains"))
-
-        let refused = try request(Self.app, "other.example")
-        #expect(refused.status == 4)
-        #expect(refused.stderr.contains("\"other.example\" failed to approve \"\(Self.app)\""))
-
-        let unreachable = try request(Self.app, "down.example")
-        #expect(unreachable.status == 10)
-
-        let neverVerified = try fixture.run(
-            ["generate", "--app", Self.app, "--domain", "shop.example", "--offline"])
-        #expect(neverVerified.status == 10, "offline with no cached verdict")
-
-        try fixture.expect(["verify", Self.app, "--domain", "shop.example"], status: 0, network: true)
-        try fixture.expect(["generate", "--app", Self.app, "--domain", "shop.example", "--offline"], status: 0)
-        try backdateVerdicts(in: fixture.vaultPath, days: 31)
-        let stale = try fixture.run(["generate", "--app", Self.app, "--domain", "shop.example", "--offline"])
-        #expect(stale.status == 4, "an approval older than 30 days is not honoured offline")
     }
 
     @Test("request without --domain searches only approved domains; another app never sees them")
     func requestWithoutDomain() async throws {
-        let fixture = try await GatedFixture.make()
-        defer { Task { try? await fixture.stop() } }
-        try fixture.expect(
-            ["add", "--app", Self.app, "--domain", "shop.example", "--account", "alice", "--password-stdin", "--yes"],
-            status: 0, stdin: "Shop-Pw-123", network: true)
-        try fixture.expect(
-            [
-                "add", "--app", GatedFixture.otherApp, "--domain", "other.example", "--account", "bob",
-                "--password-stdin", "--yes",
-            ], status: 0, stdin: "Other-Pw-456", network: true)
+        try await GatedFixture.with { fixture in
+            try fixture.expect(
+                [
+                    "add", "--app", Self.app, "--domain", "shop.example", "--account", "alice", "--password-stdin",
+                    "--yes",
+                ],
+                status: 0, stdin: "Shop-Pw-123", network: true)
+            try fixture.expect(
+                [
+                    "add", "--app", GatedFixture.otherApp, "--domain", "other.example", "--account", "bob",
+                    "--password-stdin", "--yes",
+                ], status: 0, stdin: "Other-Pw-456", network: true)
 
-        let mine = try fixture.expect(["request", "--app", Self.app], status: 0, network: true)
-        #expect(mine.stdout == "shop.example\talice\tShop-Pw-123\n")
-        let theirs = try fixture.expect(["request", "--app", GatedFixture.otherApp], status: 0, network: true)
-        #expect(theirs.stdout == "other.example\tbob\tOther-Pw-456\n")
-        let crossing = try fixture.run(
-            ["request", "--app", GatedFixture.otherApp, "--domain", "shop.example"], network: true)
-        #expect(crossing.status == 3)
+            let mine = try fixture.expect(["request", "--app", Self.app], status: 0, network: true)
+            #expect(mine.stdout == "shop.example\talice\tShop-Pw-123\n")
+            let theirs = try fixture.expect(["request", "--app", GatedFixture.otherApp], status: 0, network: true)
+            #expect(theirs.stdout == "other.example\tbob\tOther-Pw-456\n")
+            let crossing = try fixture.run(
+                ["request", "--app", GatedFixture.otherApp, "--domain", "shop.example"], network: true)
+            #expect(crossing.status == 3)
+        }
     }
 
     @Test("off a terminal, a change without --yes exits 6 and changes nothing")
     func confirmationRequired() async throws {
-        let fixture = try await GatedFixture.make()
-        defer { Task { try? await fixture.stop() } }
-        let result = try fixture.run(
-            ["add", "--app", Self.app, "--domain", "shop.example", "--account", "carol", "--password-stdin"],
-            stdin: "Carol-Pw-1", network: true)
-        #expect(result.status == 6)
-        #expect(result.stderr.contains("confirmation required"))
-        try fixture.expect(
-            ["request", "--app", Self.app, "--domain", "shop.example"], status: 5, network: true)
+        try await GatedFixture.with { fixture in
+            let result = try fixture.run(
+                ["add", "--app", Self.app, "--domain", "shop.example", "--account", "carol", "--password-stdin"],
+                stdin: "Carol-Pw-1", network: true)
+            #expect(result.status == 6)
+            #expect(result.stderr.contains("confirmation required"))
+            try fixture.expect(
+                ["request", "--app", Self.app, "--domain", "shop.example"], status: 5, network: true)
+        }
     }
 
     @Test("never-save makes add exit 12 until cleared")
     func neverSave() async throws {
-        let fixture = try await GatedFixture.make()
-        defer { Task { try? await fixture.stop() } }
-        let add = ["add", "--app", Self.app, "--domain", "shop.example", "--account", "dan", "--generate", "--yes"]
-        try fixture.expect(["never-save", "shop.example"], status: 0)
-        let refused = try fixture.run(add, network: true)
-        #expect(refused.status == 12)
-        #expect(refused.stderr.contains("Item already exists for this server"))
-        #expect(refused.stdout.isEmpty, "no password is printed for a refused add")
-        try fixture.expect(["never-save", "shop.example", "--clear"], status: 0)
-        try fixture.expect(add, status: 0, network: true)
+        try await GatedFixture.with { fixture in
+            let add = ["add", "--app", Self.app, "--domain", "shop.example", "--account", "dan", "--generate", "--yes"]
+            try fixture.expect(["never-save", "shop.example"], status: 0)
+            let refused = try fixture.run(add, network: true)
+            #expect(refused.status == 12)
+            #expect(refused.stderr.contains("Item already exists for this server"))
+            #expect(refused.stdout.isEmpty, "no password is printed for a refused add")
+            try fixture.expect(["never-save", "shop.example", "--clear"], status: 0)
+            try fixture.expect(add, status: 0, network: true)
+        }
     }
 
     @Test("bad input to the gated commands exits 2 with a clear message")
     func badInput() async throws {
-        let fixture = try await GatedFixture.make()
-        defer { Task { try? await fixture.stop() } }
-        let cases: [[String]] = [
-            ["request", "--app", "not-an-app-id", "--domain", "shop.example"],
-            ["request", "--app", Self.app, "--domain", "https://shop.example"],
-            ["request", "--app", Self.app, "--domain", "shop.example:70000"],
-            ["add", "--app", Self.app, "--domain", "shop.example", "--account", "x"],
-            ["add", "--app", Self.app, "--domain", "shop.example", "--account", "x", "--generate", "--password-stdin"],
-            ["add", "--app", Self.app, "--domain", "shop.example", "--account", "", "--generate"],
-            ["add", "--app", Self.app, "--domain", "shop.example", "--account", "x", "--password", "secret"],
-        ]
-        for arguments in cases {
-            let result = try fixture.run(arguments, network: true)
-            #expect(result.status == 2, "\(arguments): \(result.stderr)")
-            #expect(!result.stderr.isEmpty)
+        try await GatedFixture.with { fixture in
+            let cases: [[String]] = [
+                ["request", "--app", "not-an-app-id", "--domain", "shop.example"],
+                ["request", "--app", Self.app, "--domain", "https://shop.example"],
+                ["request", "--app", Self.app, "--domain", "shop.example:70000"],
+                ["add", "--app", Self.app, "--domain", "shop.example", "--account", "x"],
+                [
+                    "add", "--app", Self.app, "--domain", "shop.example", "--account", "x", "--generate",
+                    "--password-stdin",
+                ],
+                ["add", "--app", Self.app, "--domain", "shop.example", "--account", "", "--generate"],
+                ["add", "--app", Self.app, "--domain", "shop.example", "--account", "x", "--password", "secret"],
+            ]
+            for arguments in cases {
+                let result = try fixture.run(arguments, network: true)
+                #expect(result.status == 2, "\(arguments): \(result.stderr)")
+                #expect(!result.stderr.isEmpty)
+            }
+            let empty = try fixture.run(
+                ["add", "--app", Self.app, "--domain", "shop.example", "--account", "x", "--password-stdin", "--yes"],
+                stdin: "", network: true)
+            #expect(empty.status == 2, "an empty password is refused")
         }
-        let empty = try fixture.run(
-            ["add", "--app", Self.app, "--domain", "shop.example", "--account", "x", "--password-stdin", "--yes"],
-            stdin: "", network: true)
-        #expect(empty.status == 2, "an empty password is refused")
     }
 
     /// Moves every stored verdict `days` into the past, as if it were checked then.

@@ -98,8 +98,16 @@ final class GatedFixture {
         ["", "-wal", "-shm"].compactMap { FileManager.default.contents(atPath: vaultPath + $0) }.reduce(Data(), +)
     }
 
-    func stop() async throws {
-        try await server.stop()
+    /// Runs `body` with a new fixture and stops its server however `body` ends.
+    static func with(_ body: (GatedFixture) async throws -> Void) async throws {
+        let fixture = try await make()
+        do {
+            try await body(fixture)
+        } catch {
+            try? await fixture.server.stop()
+            throw error
+        }
+        try await fixture.server.stop()
     }
 }
 

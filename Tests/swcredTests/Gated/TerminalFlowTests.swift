@@ -26,70 +26,71 @@ struct TerminalFlowTests {
 
     @Test("several matches: a numbered picker releases exactly the one chosen")
     func picker() async throws {
-        let fixture = try await GatedFixture.make()
-        defer { Task { try? await fixture.stop() } }
-        try save(fixture, account: "alice", password: "Alice-Pw-111")
-        try save(fixture, account: "bob", password: "Bob-Pw-222")
+        try await GatedFixture.with { fixture in
+            try save(fixture, account: "alice", password: "Alice-Pw-111")
+            try save(fixture, account: "bob", password: "Bob-Pw-222")
 
-        let terminal = try session(fixture, ["request", "--app", Self.app, "--domain", "shop.example"])
-        let menu = try terminal.waitFor("Choose 1-2")
-        #expect(menu.contains("1) alice on shop.example"))
-        #expect(menu.contains("2) bob on shop.example"))
-        #expect(!menu.contains("Alice-Pw-111") && !menu.contains("Bob-Pw-222"), "the picker never shows passwords")
-        try terminal.type("2", "Enter")
-        #expect(try terminal.exitStatus() == 0)
-        let screen = try terminal.screen()
-        #expect(screen.contains("shop.example\tbob\tBob-Pw-222") || screen.contains("Bob-Pw-222"))
-        #expect(!screen.contains("Alice-Pw-111"), "only the chosen credential is released")
+            let terminal = try session(fixture, ["request", "--app", Self.app, "--domain", "shop.example"])
+            let menu = try terminal.waitFor("Choose 1-2")
+            #expect(menu.contains("1) alice on shop.example"))
+            #expect(menu.contains("2) bob on shop.example"))
+            #expect(!menu.contains("Alice-Pw-111") && !menu.contains("Bob-Pw-222"), "the picker never shows passwords")
+            try terminal.type("2", "Enter")
+            #expect(try terminal.exitStatus() == 0)
+            let screen = try terminal.screen()
+            #expect(screen.contains("shop.example\tbob\tBob-Pw-222") || screen.contains("Bob-Pw-222"))
+            #expect(!screen.contains("Alice-Pw-111"), "only the chosen credential is released")
+        }
     }
 
     @Test("a generated password is saved after a yes and shown once")
     func confirmAdd() async throws {
-        let fixture = try await GatedFixture.make()
-        defer { Task { try? await fixture.stop() } }
-        let terminal = try session(
-            fixture, ["add", "--app", Self.app, "--domain", "shop.example", "--account", "carol", "--generate"])
-        try terminal.waitFor("Save a password for \"carol\" on shop.example? [y/N]")
-        try terminal.type("y", "Enter")
-        #expect(try terminal.exitStatus() == 0)
-        let saved = try fixture.expect(
-            ["request", "--app", Self.app, "--domain", "shop.example", "--all"], status: 0, network: true)
-        let password = try #require(saved.stdout.split(separator: "\t").last).trimmingCharacters(in: .newlines)
-        #expect(try terminal.screen().contains(password))
+        try await GatedFixture.with { fixture in
+            let terminal = try session(
+                fixture, ["add", "--app", Self.app, "--domain", "shop.example", "--account", "carol", "--generate"])
+            try terminal.waitFor("Save a password for \"carol\" on shop.example? [y/N]")
+            try terminal.type("y", "Enter")
+            #expect(try terminal.exitStatus() == 0)
+            let saved = try fixture.expect(
+                ["request", "--app", Self.app, "--domain", "shop.example", "--all"], status: 0, network: true)
+            let password = try #require(saved.stdout.split(separator: "\t").last).trimmingCharacters(in: .newlines)
+            #expect(try terminal.screen().contains(password))
+        }
     }
 
     @Test("declining a delete changes nothing and exits 6")
     func declineDelete() async throws {
-        let fixture = try await GatedFixture.make()
-        defer { Task { try? await fixture.stop() } }
-        try save(fixture, account: "dave", password: "Dave-Pw-333")
-        let terminal = try session(
-            fixture, ["delete", "--app", Self.app, "--domain", "shop.example", "--account", "dave"])
-        try terminal.waitFor("Delete the saved password for \"dave\" on shop.example? [y/N]")
-        try terminal.type("n", "Enter")
-        #expect(try terminal.exitStatus() == 6)
-        try fixture.expect(
-            ["request", "--app", Self.app, "--domain", "shop.example", "--account", "dave", "--all"], status: 0,
-            network: true)
+        try await GatedFixture.with { fixture in
+            try save(fixture, account: "dave", password: "Dave-Pw-333")
+            let terminal = try session(
+                fixture, ["delete", "--app", Self.app, "--domain", "shop.example", "--account", "dave"])
+            try terminal.waitFor("Delete the saved password for \"dave\" on shop.example? [y/N]")
+            try terminal.type("n", "Enter")
+            #expect(try terminal.exitStatus() == 6)
+            try fixture.expect(
+                ["request", "--app", Self.app, "--domain", "shop.example", "--account", "dave", "--all"], status: 0,
+                network: true)
+        }
     }
 
     @Test("--password-stdin on a terminal prompts without echo")
     func passwordPrompt() async throws {
-        let fixture = try await GatedFixture.make()
-        defer { Task { try? await fixture.stop() } }
-        let secret = "Typed-Secret-Pw-444"
-        let terminal = try session(
-            fixture, ["add", "--app", Self.app, "--domain", "shop.example", "--account", "erin", "--password-stdin"])
-        try terminal.waitFor("Password for \"erin\" on shop.example:")
-        try terminal.paste(secret: secret)
-        try terminal.type("Enter")
-        try terminal.waitFor("[y/N]")
-        #expect(!(try terminal.screen().contains(secret)), "the password is not echoed")
-        try terminal.type("y", "Enter")
-        #expect(try terminal.exitStatus() == 0)
-        let saved = try fixture.expect(
-            ["request", "--app", Self.app, "--domain", "shop.example", "--account", "erin", "--all"], status: 0,
-            network: true)
-        #expect(saved.stdout == "shop.example\terin\t\(secret)\n")
+        try await GatedFixture.with { fixture in
+            let secret = "Typed-Secret-Pw-444"
+            let terminal = try session(
+                fixture,
+                ["add", "--app", Self.app, "--domain", "shop.example", "--account", "erin", "--password-stdin"])
+            try terminal.waitFor("Password for \"erin\" on shop.example:")
+            try terminal.paste(secret: secret)
+            try terminal.type("Enter")
+            try terminal.waitFor("[y/N]")
+            #expect(!(try terminal.screen().contains(secret)), "the password is not echoed")
+            try terminal.type("y", "Enter")
+            #expect(try terminal.exitStatus() == 0)
+            let saved = try fixture.expect(
+                ["request", "--app", Self.app, "--domain", "shop.example", "--account", "erin", "--all"], status: 0,
+                network: true)
+            #expect(saved.stdout == "shop.example\terin\t\(secret)\n")
+        }
     }
 }

@@ -1,0 +1,9 @@
+import ArgumentParser
+
+/// `swcred aasa ...`: work with apple-app-site-association files.
+struct AASACommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "aasa",
+        abstract: "Check apple-app-site-association files.",
+        subcommands: [AASACheckCommand.self])
+}

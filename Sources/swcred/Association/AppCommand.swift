@@ -1,0 +1,140 @@
+import ArgumentParser
+import Foundation
+import SharedWebCredentials
+
+/// `swcred app ...`: register apps and their associated-domains entitlements.
+struct AppCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "app",
+        abstract: "Register, list, show and remove apps (the analogue of installing them).",
+        subcommands: [AppAddCommand.self, AppListCommand.self, AppShowCommand.self, AppRemoveCommand.self])
+}
+
+/// `swcred app add APPID (--entitlements FILE | --domain ENTRY ...)`.
+struct AppAddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Register an app with its associated-domains entitlement (again: replace it).")
+
+    @Argument(help: ArgumentHelp("The application identifier, e.g. ABCDE12345.com.example.app.", valueName: "APPID"))
+    var app: String
+
+    @Option(help: ArgumentHelp("An Xcode .entitlements property list.", valueName: "FILE"))
+    var entitlements: String?
+
+    @Option(
+        name: .customLong("domain"),
+        help: ArgumentHelp("An entry such as webcredentials:example.com. Repeatable.", valueName: "ENTRY"))
+    var domains: [String] = []
+
+    @OptionGroup var vault: VaultOptions
+
+    func run() throws {
+        let app = try ApplicationIdentifier(app)
+        let parsed: Entitlements
+        switch (entitlements, domains.isEmpty) {
+        case (let file?, true): parsed = try Entitlements(plistAt: file)
+        case (nil, false): parsed = try Entitlements(strings: domains)
+        default:
+            throw SharedWebCredentialsError(
+                .invalidInput, "give either --entitlements FILE or one or more --domain ENTRY")
+        }
+        let opened = try vault.openVault()
+        try opened.apps.register(app, entitlements: parsed, at: Date())
+        for warning in parsed.warnings { Terminal.printWarning(warning) }
+        print("registered \(app) with \(parsed.entries.count) entr\(parsed.entries.count == 1 ? "y" : "ies")")
+    }
+}
+
+/// `swcred app list`.
+struct AppListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List registered apps.")
+
+    @OptionGroup var vault: VaultOptions
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        let apps = try vault.openVault().apps.all()
+        if json {
+            try printJSON(apps.map(AppJSON.init))
+        } else {
+            for app in apps { print("\(app.identifier)\t\(app.entitlements.entries.count) entries") }
+        }
+    }
+}
+
+/// `swcred app show APPID`.
+struct AppShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Show an app's entitlement entries and stored verdicts.")
+
+    @Argument(help: ArgumentHelp("The application identifier.", valueName: "APPID"))
+    var app: String
+
+    @OptionGroup var vault: VaultOptions
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        let app = try ApplicationIdentifier(app)
+        let opened = try vault.openVault()
+        let registered = try opened.apps.require(app)
+        let records = try opened.associations.all(app: app)
+        if json {
+            try printJSON(AppJSON(registered))
+            return
+        }
+        print("app:          \(registered.identifier)")
+        print("registered:   \(registered.registeredAt.formatted(.iso8601))")
+        for entry in registered.entitlements.entries { print("entitlement:  \(entry)") }
+        for warning in registered.entitlements.warnings { print("warning:      \(warning)") }
+        print(AssociationTable.text(records))
+    }
+}
+
+/// `swcred app remove APPID`.
+struct AppRemoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove", abstract: "Remove an app and its stored verdicts (its credentials stay).")
+
+    @Argument(help: ArgumentHelp("The application identifier.", valueName: "APPID"))
+    var app: String
+
+    @OptionGroup var vault: VaultOptions
+
+    func run() throws {
+        let app = try ApplicationIdentifier(app)
+        guard try vault.openVault().apps.remove(app) else {
+            throw SharedWebCredentialsError(.missingEntitlement, "\(app) is not registered; nothing to remove")
+        }
+        print("removed \(app)")
+    }
+}
+
+/// An app as printed by `app list --json` and `app show --json`.
+struct AppJSON: Encodable {
+    let app: String
+    let entitlements: [String]
+    let registeredAt: String
+
+    init(_ registered: RegisteredApp) {
+        app = registered.identifier.description
+        entitlements = registered.entitlements.entries.map(\.description)
+        registeredAt = registered.registeredAt.formatted(.iso8601)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case app, entitlements
+        case registeredAt = "registered_at"
+    }
+}
+
+/// Prints a value as pretty, sorted JSON.
+func printJSON(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}

@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import SharedWebCredentials
+
+/// `swcred verify APPID [--domain HOST]`: ask the sites now and store their verdicts.
+struct VerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Fetch the AASA files of an app's webcredentials domains now, store and print the verdicts.",
+        discussion: """
+            Exit status: 0 when every verdict is approved, 4 when a site denies the app, 10 when a \
+            site could not be reached (network, TLS, 5xx).
+            """)
+
+    @Argument(help: ArgumentHelp("The application identifier.", valueName: "APPID"))
+    var app: String
+
+    @Option(help: ArgumentHelp("Only the entry covering this host[:port].", valueName: "HOST"))
+    var domain: String?
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    @OptionGroup var vault: VaultOptions
+    @OptionGroup var network: NetworkOptionGroup
+
+    func run() async throws {
+        let app = try ApplicationIdentifier(app)
+        let domain = try self.domain.map { try DomainTarget($0, allowDeveloperHosts: true) }
+        let options = try network.networkOptions()
+        if options.offline {
+            throw SharedWebCredentialsError(.networkFailure, "verify fetches AASA files; drop --offline")
+        }
+        let opened = try vault.openVault()
+        let registered = try opened.apps.require(app)
+        let fetcher = try AASAFetcher(options: options)
+        let gate = AssociationGate(
+            store: opened.associations,
+            verifier: Verifier(fetcher: fetcher, maximumConcurrentFetches: options.maximumConcurrentFetches))
+        let results: [(record: AssociationRecord, check: DomainVerification)]
+        do {
+            results = try await gate.refresh(app: registered, domain: domain)
+            try await fetcher.shutdown()
+        } catch {
+            try? await fetcher.shutdown()
+            throw error
+        }
+        if json {
+            try printJSON(AssociationTable.rows(results.map(\.record)))
+        } else {
+            print(AssociationTable.text(results.map(\.record)))
+            for (_, check) in results {
+                for reason in check.reasons { print("\(AssociationStore.domainKey(for: check.entry)): \(reason)") }
+            }
+        }
+        if results.isEmpty {
+            throw SharedWebCredentialsError(.missingEntitlement, "\(app) has no webcredentials: entry to verify")
+        }
+        let checks = results.map(\.check)
+        if let denied = checks.first(where: { $0.verdict == .denied }) {
+            throw SharedWebCredentialsError(
+                .notApproved,
+                "\(AssociationStore.domainKey(for: denied.entry)) does not approve \(app): \(denied.summary ?? "not listed")"
+            )
+        }
+        if let failed = checks.first(where: { $0.verdict == .unverified }) {
+            throw SharedWebCredentialsError(
+                .networkFailure,
+                "could not verify \(AssociationStore.domainKey(for: failed.entry)): \(failed.summary ?? "network failure")"
+            )
+        }
+    }
+}
+
+/// `swcred show`: the stored verdicts, like `swcutil show`.
+struct ShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Show stored association verdicts (service, app, domain, verdict, checks, last error).")
+
+    @Option(help: ArgumentHelp("Only this app.", valueName: "APPID"))
+    var app: String?
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    @OptionGroup var vault: VaultOptions
+
+    func run() throws {
+        let app = try self.app.map(ApplicationIdentifier.init)
+        let records = try vault.openVault().associations.all(app: app)
+        if json {
+            try printJSON(AssociationTable.rows(records))
+        } else {
+            print(AssociationTable.text(records))
+        }
+    }
+}

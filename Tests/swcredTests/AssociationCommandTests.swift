@@ -1,0 +1,120 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("swcred app, verify and show on a real vault")
+struct AssociationCommandTests {
+    static let fastKDF = ["--kdf-opslimit", "1", "--kdf-memlimit", "8192"]
+    static let passphrase = ["SWCRED_PASSPHRASE": "test passphrase"]
+    static let app = "ABCDE12345.com.example.app"
+
+    let directory: TemporaryDirectory
+    let vault: String
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        vault = directory.path("vault.sqlite")
+        let created = try SwcredProcess.run(["init", "--vault", vault] + Self.fastKDF, environment: Self.passphrase)
+        #expect(created.status == 0, "\(created.stderr)")
+    }
+
+    func run(_ arguments: [String]) throws -> SwcredProcess.Result {
+        try SwcredProcess.run(arguments + ["--vault", vault], environment: Self.passphrase)
+    }
+
+    @Test("apps are added from --domain or an .entitlements file, listed, shown and removed")
+    func appLifecycle() throws {
+        let added = try run([
+            "app", "add", Self.app, "--domain", "webcredentials:*.Example.com", "--domain", "applinks:example.com",
+        ])
+        #expect(added.status == 0, "\(added.stderr)")
+        let plist = directory.path("App.entitlements")
+        try Data(
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>com.apple.developer.associated-domains</key>
+            <array><string>webcredentials:login.example.org</string></array></dict></plist>
+            """.utf8
+        ).write(to: URL(fileURLWithPath: plist))
+        #expect(try run(["app", "add", "ZZZZZ99999.org.example", "--entitlements", plist]).status == 0)
+        let list = try run(["app", "list", "--json"])
+        let apps = try #require(try JSONSerialization.jsonObject(with: list.stdoutData) as? [[String: Any]])
+        #expect(apps.map { $0["app"] as? String } == [Self.app, "ZZZZZ99999.org.example"])
+        #expect(apps[0]["entitlements"] as? [String] == ["webcredentials:*.example.com", "applinks:example.com"])
+        let show = try run(["app", "show", Self.app])
+        #expect(show.stdout.contains("webcredentials:*.example.com"))
+        #expect(try run(["app", "remove", Self.app]).status == 0)
+        #expect(try run(["app", "remove", Self.app]).status == 3)
+        #expect(try run(["app", "show", Self.app]).status == 3)
+    }
+
+    @Test(
+        "bad app input exits 2",
+        arguments: [
+            (["app", "add", "bad-id", "--domain", "webcredentials:example.com"], "invalid application identifier"),
+            (
+                ["app", "add", "ABCDE12345.com.example.app", "--domain", "webcredentials:https://example.com"],
+                "remove the scheme"
+            ),
+            (["app", "add", "ABCDE12345.com.example.app"], "either --entitlements"),
+            (
+                ["app", "add", "ABCDE12345.com.example.app", "--entitlements", "/nonexistent"],
+                "cannot read entitlements"
+            ),
+        ])
+    func badInput(arguments: [String], message: String) throws {
+        let result = try run(arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test("verify fetches over TLS, stores verdicts, and show prints them; exit codes follow the verdicts")
+    func verifyAndShow() async throws {
+        let ca = try TestCertificateAuthority()
+        let caFile = try ca.writePEM(into: directory)
+        let server = try await TestHTTPSServer.start(identity: try ca.issue(for: ["example.com", "example.org"])) {
+            request in
+            request.host == "example.com" ? .aasa(approving: [Self.app]) : .aasa(approving: [])
+        }
+        let network = [
+            "--ca-file", caFile, "--connect-to", server.connectTo("example.com"), "--connect-to",
+            server.connectTo("example.org"),
+        ]
+        #expect(
+            try run([
+                "app", "add", Self.app, "--domain", "webcredentials:*.example.com", "--domain",
+                "webcredentials:example.org",
+            ]).status == 0)
+        let one = try run(["verify", Self.app, "--domain", "login.example.com", "--json"] + network)
+        #expect(one.status == 0, "\(one.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: one.stdoutData) as? [[String: Any]])
+        #expect(rows.count == 1)
+        #expect(rows[0]["domain"] as? String == "*.example.com")
+        #expect(rows[0]["verdict"] as? String == "approved")
+        #expect(rows[0]["service"] as? String == "webcredentials")
+        #expect(rows[0]["error"] is NSNull)
+        let all = try run(["verify", Self.app] + network)
+        #expect(all.status == 4)
+        #expect(all.stderr.contains("example.org does not approve"))
+        let show = try run(["show", "--json"])
+        let stored = try #require(try JSONSerialization.jsonObject(with: show.stdoutData) as? [[String: Any]])
+        #expect(stored.map { $0["verdict"] as? String } == ["approved", "denied"])
+        let table = try run(["show"])
+        #expect(table.stdout.contains("SERVICE") && table.stdout.contains("denied"))
+        #expect(try run(["verify", Self.app, "--offline"]).status == 10)
+        #expect(try run(["verify", Self.app, "--domain", "other.net"] + network).status == 3)
+        #expect(try run(["verify", "ZZZZZ99999.org.example"] + network).status == 3)
+        try await server.stop()
+    }
+
+    @Test("verify exits 10 when the site cannot be reached")
+    func verifyUnreachable() async throws {
+        let server = try await TestHTTPSServer.start(
+            identity: try TestCertificateAuthority.selfSigned(for: ["example.com"]), routes: [:])
+        #expect(try run(["app", "add", Self.app, "--domain", "webcredentials:example.com"]).status == 0)
+        let result = try run(["verify", Self.app, "--connect-to", server.connectTo("example.com")])
+        #expect(result.status == 10)
+        #expect(result.stderr.contains("self-signed"))
+        try await server.stop()
+    }
+}
