@@ -27,7 +27,7 @@ public struct CredentialStore: Sendable {
     /// one for `account` when it is given. Throws `.integrityFailure` if a matching record is damaged.
     public func find(server: String, port: Int? = nil, account: String? = nil) throws -> [Credential] {
         let key = try CredentialKey(server: server, port: port)
-        return try vault.read { db, keys in
+        return try vault.readSingleStatement { db, keys in
             let rows: [Row]
             if let account {
                 let index = keys.accountIndex(key, account: account)
@@ -109,13 +109,16 @@ public struct CredentialStore: Sendable {
         return payload.flatMap(CredentialPayload.decode)
     }
 
-    /// Seals a credential for row `id` and writes it (insert or replace).
+    /// Seals a credential for row `id` and writes it: insert or replace, or with `onlyIfAbsent`
+    /// insert unless (server, port, account) exists. Returns whether a row was written.
+    @discardableResult
     static func store(
         _ db: Database, keys: VaultKeys, id: [UInt8], key: CredentialKey, account: String, password: SecureBytes,
-        label: String?, created: Date, modified: Date
-    ) throws {
+        label: String?, created: Date, modified: Date, accountIndex knownAccountIndex: [UInt8]? = nil,
+        onlyIfAbsent: Bool = false
+    ) throws -> Bool {
         let serverIndex = keys.serverIndex(key)
-        let accountIndex = keys.accountIndex(key, account: account)
+        let accountIndex = knownAccountIndex ?? keys.accountIndex(key, account: account)
         let payload = CredentialPayload.encode(
             server: key.server, port: key.port, account: account, password: password, label: label,
             created: created, modified: modified)
@@ -123,9 +126,13 @@ public struct CredentialStore: Sendable {
             payload, key: keys.recordKey,
             associatedData: VaultKeys.credentialAssociatedData(
                 id: id, serverIndex: serverIndex, accountIndex: accountIndex))
-        try db.cachedStatement(
-            sql: "INSERT OR REPLACE INTO credentials (id, server_index, account_index, sealed) VALUES (?, ?, ?, ?)"
-        ).execute(arguments: [Data(id), Data(serverIndex), Data(accountIndex), Data(sealed)])
+        let sql =
+            onlyIfAbsent
+            ? "INSERT INTO credentials (id, server_index, account_index, sealed) VALUES (?, ?, ?, ?) ON CONFLICT (account_index) DO NOTHING"
+            : "INSERT OR REPLACE INTO credentials (id, server_index, account_index, sealed) VALUES (?, ?, ?, ?)"
+        try db.cachedStatement(sql: sql).execute(
+            arguments: [Data(id), Data(serverIndex), Data(accountIndex), Data(sealed)])
+        return db.changesCount > 0
     }
 
     /// Re-seals every credential under `newKeys` (new indexes, same ids). Part of key rotation.
@@ -174,25 +181,30 @@ public struct CredentialBatch {
         guard !password.isEmpty else {
             throw SharedWebCredentialsError(.invalidInput, "The password is empty: give a non-empty password.")
         }
+        let label = label?.isEmpty == true ? nil : label
         let index = keys.accountIndex(key, account: account)
         let now = Date()
-        if let row = try Row.fetchOne(
+        // Most upserts of an import are new: try the insert first, look up only on a conflict.
+        if try CredentialStore.store(
+            db, keys: keys, id: RandomBytes.array(count: 16), key: key, account: account, password: password,
+            label: label, created: now, modified: now, accountIndex: index, onlyIfAbsent: true)
+        {
+            return .added
+        }
+        let row = try Row.fetchOne(
             db.cachedStatement(
                 sql: "SELECT id, server_index, account_index, sealed FROM credentials WHERE account_index = ?"),
             arguments: [Data(index)])
-        {
-            let existing = try CredentialStore.open(row, db: db, keys: keys, vault: vault)
-            if existing.password.isEqual(to: password), existing.label == label { return .unchanged }
-            try CredentialStore.store(
-                db, keys: keys, id: Array(row["id"] as Data), key: key, account: account, password: password,
-                label: label, created: existing.created, modified: now)
-            return .updated
+        guard let row else {
+            throw SharedWebCredentialsError(
+                .internalError, "A credential vanished inside a transaction; please report this.")
         }
-        let id = SecureBytes.random(count: 16).withUnsafeBytes { Array($0) }
+        let existing = try CredentialStore.open(row, db: db, keys: keys, vault: vault)
+        if existing.password.isEqual(to: password), existing.label == label { return .unchanged }
         try CredentialStore.store(
-            db, keys: keys, id: id, key: key, account: account, password: password, label: label, created: now,
-            modified: now)
-        return .added
+            db, keys: keys, id: Array(row["id"] as Data), key: key, account: account, password: password,
+            label: label, created: existing.created, modified: now, accountIndex: index)
+        return .updated
     }
 
     /// Deletes the credential for (server, port, account). Returns whether one existed.

@@ -22,6 +22,8 @@ enum VaultDatabase {
                 throw SharedWebCredentialsError(.internalError, "SQLite could not switch \(path) to WAL mode.")
             }
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // 32 MiB of page cache: a bulk import then rarely spills pages mid-transaction.
+            try db.execute(sql: "PRAGMA cache_size = -32768")
         }
         return try mappingErrors(path: path) {
             try DatabaseQueue(path: path, configuration: configuration)

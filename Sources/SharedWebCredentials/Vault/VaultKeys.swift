@@ -26,7 +26,7 @@ final class VaultKeys: Sendable {
     /// A fresh random vault key under an existing wrapping key.
     static func generate(wrappingKey: SecureBytes) -> VaultKeys {
         VaultKeys(
-            keyID: SecureBytes.random(count: 16).withUnsafeBytes { Array($0) },
+            keyID: RandomBytes.array(count: 16),
             vaultKey: SecureBytes.random(count: KeyDerivation.keyLength),
             wrappingKey: wrappingKey)
     }
