@@ -28,22 +28,21 @@ public struct CredentialStore: Sendable {
     public func find(server: String, port: Int? = nil, account: String? = nil) throws -> [Credential] {
         let key = try CredentialKey(server: server, port: port)
         return try vault.readSingleStatement { db, keys in
-            let rows: [Row]
+            let statement: Statement
+            let index: [UInt8]
             if let account {
-                let index = keys.accountIndex(key, account: account)
-                rows = try Row.fetchAll(
-                    db.cachedStatement(
-                        sql: "SELECT id, server_index, account_index, sealed FROM credentials WHERE account_index = ?"),
-                    arguments: [Data(index)])
+                index = keys.accountIndex(key, account: account)
+                statement = try db.cachedStatement(sql: "\(Self.columns) WHERE account_index = ?")
             } else {
-                let index = keys.serverIndex(key)
-                rows = try Row.fetchAll(
-                    db.cachedStatement(
-                        sql: "SELECT id, server_index, account_index, sealed FROM credentials WHERE server_index = ?"),
-                    arguments: [Data(index)])
+                index = keys.serverIndex(key)
+                statement = try db.cachedStatement(sql: "\(Self.columns) WHERE server_index = ?")
             }
-            return try rows.map { try Self.open($0, db: db, keys: keys, vault: vault) }
-                .sorted { $0.account < $1.account }
+            var found: [Credential] = []
+            let rows = try Row.fetchCursor(statement, arguments: [Data(index)])
+            while let row = try rows.next() {
+                found.append(try Self.open(row, db: db, keys: keys, vault: vault))
+            }
+            return found.count > 1 ? found.sorted { $0.account < $1.account } : found
         }
     }
 
@@ -58,7 +57,7 @@ public struct CredentialStore: Sendable {
     public func servers() throws -> [CredentialServer] {
         try vault.read { db, keys in
             var servers = Set<CredentialServer>()
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, server_index, account_index, sealed FROM credentials")
+            let rows = try Row.fetchCursor(db, sql: Self.columns)
             while let row = try rows.next() {
                 let credential = try Self.open(row, db: db, keys: keys, vault: vault)
                 servers.insert(CredentialServer(server: credential.server, port: credential.port))
@@ -77,7 +76,7 @@ public struct CredentialStore: Sendable {
         try vault.read { db, keys in
             var checked = 0
             var damaged = 0
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, server_index, account_index, sealed FROM credentials")
+            let rows = try Row.fetchCursor(db, sql: Self.columns)
             while let row = try rows.next() {
                 checked += 1
                 if Self.openIfAuthentic(row, keys: keys) == nil { damaged += 1 }
@@ -96,13 +95,17 @@ public struct CredentialStore: Sendable {
         return credential
     }
 
-    /// Opens one `credentials` row; nil if it fails authentication or does not decode.
+    /// The columns every credential query selects, in the order ``openIfAuthentic(_:keys:)`` reads.
+    static let columns = "SELECT id, server_index, account_index, sealed FROM credentials"
+
+    /// Opens one `credentials` row (columns as in ``columns``); nil if it fails authentication
+    /// or does not decode.
     static func openIfAuthentic(_ row: Row, keys: VaultKeys) -> Credential? {
-        guard let id = row["id"] as Data?, let serverIndex = row["server_index"] as Data?,
-            let accountIndex = row["account_index"] as Data?, let sealed = row["sealed"] as Data?
+        guard let id = row.dataNoCopy(atIndex: 0), let serverIndex = row.dataNoCopy(atIndex: 1),
+            let accountIndex = row.dataNoCopy(atIndex: 2), let sealed = row.dataNoCopy(atIndex: 3)
         else { return nil }
         let associatedData = VaultKeys.credentialAssociatedData(
-            id: Array(id), serverIndex: Array(serverIndex), accountIndex: Array(accountIndex))
+            id: id, serverIndex: serverIndex, accountIndex: accountIndex)
         let payload = sealed.withUnsafeBytes {
             AuthenticatedEncryption.open($0, key: keys.recordKey, associatedData: associatedData)
         }
@@ -137,7 +140,7 @@ public struct CredentialStore: Sendable {
 
     /// Re-seals every credential under `newKeys` (new indexes, same ids). Part of key rotation.
     static func reencryptAll(_ db: Database, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String) throws {
-        let rows = try Row.fetchAll(db, sql: "SELECT id, server_index, account_index, sealed FROM credentials")
+        let rows = try Row.fetchAll(db, sql: Self.columns)
         try db.execute(sql: "DELETE FROM credentials")
         for row in rows {
             guard let credential = openIfAuthentic(row, keys: oldKeys), let id = row["id"] as Data? else {
@@ -193,7 +196,7 @@ public struct CredentialBatch {
         }
         let row = try Row.fetchOne(
             db.cachedStatement(
-                sql: "SELECT id, server_index, account_index, sealed FROM credentials WHERE account_index = ?"),
+                sql: "\(CredentialStore.columns) WHERE account_index = ?"),
             arguments: [Data(index)])
         guard let row else {
             throw SharedWebCredentialsError(
