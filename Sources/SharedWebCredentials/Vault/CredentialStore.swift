@@ -29,16 +29,17 @@ public struct CredentialStore: Sendable {
         let key = try CredentialKey(server: server, port: port)
         return try vault.readSingleStatement { db, keys in
             let statement: Statement
-            let index: [UInt8]
+            let arguments: StatementArguments
             if let account {
-                index = keys.accountIndex(key, account: account)
-                statement = try db.cachedStatement(sql: "\(Self.columns) WHERE account_index = ?")
+                arguments = [Data(keys.serverIndex(key)), Data(keys.accountIndex(key, account: account))]
+                statement = try db.cachedStatement(
+                    sql: "\(Self.columns) WHERE server_index = ? AND account_index = ?")
             } else {
-                index = keys.serverIndex(key)
+                arguments = [Data(keys.serverIndex(key))]
                 statement = try db.cachedStatement(sql: "\(Self.columns) WHERE server_index = ?")
             }
             var found: [Credential] = []
-            let rows = try Row.fetchCursor(statement, arguments: [Data(index)])
+            let rows = try Row.fetchCursor(statement, arguments: arguments)
             while let row = try rows.next() {
                 found.append(try Self.open(row, db: db, keys: keys, vault: vault))
             }
@@ -68,7 +69,7 @@ public struct CredentialStore: Sendable {
 
     /// The number of credentials.
     public func count() throws -> Int {
-        try vault.read { db, _ in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM credentials") ?? 0 }
+        try vault.readSingleStatement { db, _ in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM credentials") ?? 0 }
     }
 
     /// Opens every record and counts those that fail authentication (for `swcred status --verify`).
@@ -131,7 +132,7 @@ public struct CredentialStore: Sendable {
                 id: id, serverIndex: serverIndex, accountIndex: accountIndex))
         let sql =
             onlyIfAbsent
-            ? "INSERT INTO credentials (id, server_index, account_index, sealed) VALUES (?, ?, ?, ?) ON CONFLICT (account_index) DO NOTHING"
+            ? "INSERT INTO credentials (id, server_index, account_index, sealed) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"
             : "INSERT OR REPLACE INTO credentials (id, server_index, account_index, sealed) VALUES (?, ?, ?, ?)"
         try db.cachedStatement(sql: sql).execute(
             arguments: [Data(id), Data(serverIndex), Data(accountIndex), Data(sealed)])
