@@ -55,6 +55,6 @@ enum EmbeddedMigrations {
                 created_at INTEGER NOT NULL
             ) STRICT, WITHOUT ROWID;
             """#
-        ),
+        )
     ]
 }
