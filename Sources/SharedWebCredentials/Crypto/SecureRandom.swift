@@ -9,8 +9,9 @@ import CSodium
 /// raw random value is ever reduced with `%`. Each byte is wiped as it is consumed and the whole
 /// buffer when the source is released, so no random bytes that became password characters linger.
 ///
-/// Not thread-safe: give each thread its own instance.
-public final class SecureRandom {
+/// A non-copyable value, so its buffer has exactly one owner and its hot path needs no reference
+/// counting or dynamic exclusivity checks.
+public struct SecureRandom: ~Copyable {
     /// How many random bytes are fetched from libsodium at a time.
     public static let bufferSize = 4096
 
@@ -31,7 +32,7 @@ public final class SecureRandom {
 
     /// One uniformly random byte.
     @inline(__always)
-    public func nextByte() -> UInt8 {
+    public mutating func nextByte() -> UInt8 {
         if position == Self.bufferSize { refill() }
         let byte = buffer[position]
         buffer[position] = 0
@@ -41,7 +42,7 @@ public final class SecureRandom {
 
     /// A uniformly random integer in `0..<upperBound`; `upperBound` must be in `1...2^32`.
     @inline(__always)
-    public func uniform(_ upperBound: Int) -> Int {
+    public mutating func uniform(_ upperBound: Int) -> Int {
         precondition(upperBound > 0 && upperBound <= 1 << 32, "upper bound out of range")
         if upperBound <= 256 { return uniformSmall(UInt16(upperBound)) }
         return uniformLarge(UInt64(upperBound))
@@ -50,7 +51,7 @@ public final class SecureRandom {
     /// Lemire's method on one byte: `byte * n` spans `n` buckets of 256; the few low halves below
     /// `(256 - n) mod n` would make some buckets larger, so they are rejected and drawn again.
     @inline(__always)
-    private func uniformSmall(_ bound: UInt16) -> Int {
+    private mutating func uniformSmall(_ bound: UInt16) -> Int {
         var product = UInt16(nextByte()) &* bound
         if UInt16(truncatingIfNeeded: product) & 0xFF < bound {
             let threshold = (256 - bound) % bound
@@ -62,7 +63,7 @@ public final class SecureRandom {
     }
 
     /// Lemire's method on a 32-bit word, for bounds above 256.
-    private func uniformLarge(_ bound: UInt64) -> Int {
+    private mutating func uniformLarge(_ bound: UInt64) -> Int {
         var product = UInt64(nextWord()) &* bound
         if UInt32(truncatingIfNeeded: product) < UInt32(truncatingIfNeeded: bound) {
             let threshold = UInt64((1 << 32) - bound) % bound
@@ -73,13 +74,13 @@ public final class SecureRandom {
         return Int(product >> 32)
     }
 
-    private func nextWord() -> UInt32 {
+    private mutating func nextWord() -> UInt32 {
         var word: UInt32 = 0
         for _ in 0..<4 { word = word << 8 | UInt32(nextByte()) }
         return word
     }
 
-    private func refill() {
+    private mutating func refill() {
         randombytes_buf(buffer.baseAddress!, buffer.count)
         position = 0
     }

@@ -12,7 +12,7 @@ public final class PasswordGenerator {
     }
 
     private let engine: Engine
-    private let random = SecureRandom()
+    private var random = SecureRandom()
 
     /// The style of every password this generator makes.
     public let style: PasswordStyle
@@ -62,8 +62,8 @@ public final class PasswordGenerator {
     /// `String` each) and returns its entropy in bits.
     public func append(to output: inout [UInt8]) -> Double {
         switch engine {
-        case .strong(let strong): strong.append(to: &output, random: random)
-        case .characterSet(let characterSet): characterSet.append(to: &output, random: random)
+        case .strong(let strong): strong.append(to: &output, random: &random)
+        case .characterSet(let characterSet): characterSet.append(to: &output, random: &random)
         }
     }
 
