@@ -10,8 +10,8 @@ import Foundation
 ///
 /// Different choices always give different passwords, so a password's probability is the product of
 /// its choices' probabilities, and its entropy in bits is exactly
-/// `11·log2(19) + 6·log2(6) + log2(10) + log2(5) + log2(n)` ≈ 68.01 + log2(n),
-/// which averages about 71.9 bits (n is about 16.1 on average).
+/// `11·log2(19) + 6·log2(6) + log2(10) + log2(5) + log2(n)` ≈ 67.88 + log2(n) bits. With the number
+/// of `o`s binomial (6 vowels, 1/6 each), this averages 71.88 bits, Shannon entropy of the style.
 struct StrongPasswordEngine {
     /// Whether dashes separate the three groups (`strong`) or not (`strong-nodash`).
     let dashes: Bool
@@ -30,9 +30,6 @@ struct StrongPasswordEngine {
     /// always sits at the edge of a group (index 5, 7, 12, 14 or 19 with dashes).
     private static let layouts: StaticString =
         "mnopq#abcdefghijklabcdef#mnopqghijklabcdefmnopq#ghijklabcdefghijkl#mnopqabcdefghijklmnopq#"
-
-    /// The password's length: 20 with dashes, 18 without.
-    var length: Int { dashes ? 20 : 18 }
 
     /// Appends one password to `output` and returns its entropy in bits.
     func append(to output: inout [UInt8], random: inout SecureRandom) -> Double {
