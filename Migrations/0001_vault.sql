@@ -24,16 +24,17 @@ CREATE TABLE vault_meta (
 
 -- One row per (server, port, account). `sealed` holds server, port, account, password, label and
 -- dates; its associated data binds it to `id`, both indexes and the format version.
+-- The primary key clusters a server's credentials together, so a lookup is one B-tree search.
 CREATE TABLE credentials (
-    id BLOB PRIMARY KEY NOT NULL CHECK (length(id) = 16),
+    -- random, fixed for the life of the credential
+    id BLOB NOT NULL CHECK (length(id) = 16),
     -- keyed BLAKE2b of the normalised server and port
     server_index BLOB NOT NULL CHECK (length(server_index) = 32),
     -- keyed BLAKE2b of the normalised server, port and account
     account_index BLOB NOT NULL UNIQUE CHECK (length(account_index) = 32),
-    sealed BLOB NOT NULL
+    sealed BLOB NOT NULL,
+    PRIMARY KEY (server_index, account_index)
 ) STRICT, WITHOUT ROWID;
-
-CREATE INDEX credentials_by_server ON credentials (server_index);
 
 -- Hosts the owner marked "Never for this website".
 CREATE TABLE never_save (

@@ -19,7 +19,7 @@ struct GenerateCommand: ParsableCommand {
     /// The largest --count accepted.
     static let maximumCount = 100_000_000
 
-    @Option(help: "The password style: \(PasswordStyle.allCases.map(\.rawValue).joined(separator: ", ")).")
+    @Option(help: "The password style (default: strong).")
     var style: PasswordStyle?
 
     @Option(help: "Password Rules the passwords must satisfy, e.g. \"minlength: 12; required: digit;\".")

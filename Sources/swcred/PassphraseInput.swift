@@ -42,10 +42,10 @@ enum PassphraseInput {
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
         silent.c_lflag |= tcflag_t(ECHONL)
-        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent) == 0 else {
+        guard tcsetattr(STDIN_FILENO, TCSANOW, &silent) == 0 else {
             throw SharedWebCredentialsError(.vaultLocked, "Cannot turn off terminal echo to prompt for a passphrase.")
         }
-        defer { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
+        defer { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
         var length = 0
         let line = SecureBytes(count: PassphraseFile.maximumLength) { buffer in
             var byte: UInt8 = 0

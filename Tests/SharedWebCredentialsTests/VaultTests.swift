@@ -345,6 +345,27 @@ struct VaultTests {
         #expect(try second.credentials.find(server: "example.com").map(\.account) == ["a"])
     }
 
+    @Test("a writer blocked past the busy timeout fails with vault-busy and changes nothing")
+    func busyTimeout() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("vault.sqlite")
+        _ = try Support.makeVault(in: directory)
+        var configuration = VaultConfiguration()
+        configuration.busyTimeout = 0.2
+        let vault = try Vault.open(
+            at: path, secret: .passphrase(SecureBytes(utf8: Support.passphrase)), configuration: configuration)
+        let blocker = try Support.rawDatabase(path)
+        try blocker.inTransaction(.immediate) { _ in
+            #expect(
+                Support.errorCode {
+                    try vault.credentials.upsert(server: "a.example", account: "a", password: SecureBytes(utf8: "p"))
+                } == .vaultBusy)
+            return .rollback
+        }
+        try vault.credentials.upsert(server: "a.example", account: "a", password: SecureBytes(utf8: "p"))
+        #expect(try vault.credentials.count() == 1)
+    }
+
     @Test("never-save markers: mark, query, list, clear")
     func neverSave() throws {
         let directory = try TemporaryDirectory()

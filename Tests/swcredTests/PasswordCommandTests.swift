@@ -132,4 +132,14 @@ struct PasswordCommandTests {
         #expect(result.status == 2)
         #expect(result.stderr.contains("Invalid host"))
     }
+
+    @Test("the quirks travel inside the binary: a copy elsewhere still knows them")
+    func quirksAreEmbedded() throws {
+        let directory = try TemporaryDirectory()
+        let copy = directory.url.appendingPathComponent("swcred")
+        try FileManager.default.copyItem(at: SwcredProcess.executableURL, to: copy)
+        let result = try SwcredProcess.run(["rules", "show", "apple.com"], executable: copy)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("entry: apple.com"))
+    }
 }

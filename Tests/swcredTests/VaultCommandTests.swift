@@ -182,6 +182,20 @@ struct VaultCommandTests {
         #expect(wrong.status == 7 && wrong.stderr.contains("Wrong key file"))
     }
 
+    @Test("a copy of the binary elsewhere carries its schema: init and verify work with no Migrations folder")
+    func binaryCarriesSchema() throws {
+        let directory = try TemporaryDirectory()
+        let copy = URL(fileURLWithPath: directory.path("swcred-copy"))
+        try FileManager.default.copyItem(at: SwcredProcess.executableURL, to: copy)
+        let path = directory.path("vault.sqlite")
+        let created = try SwcredProcess.run(
+            ["init", "--vault", path] + Self.fastKDF, environment: Self.passphrase, executable: copy)
+        #expect(created.status == 0, "\(created.stderr)")
+        let verified = try SwcredProcess.run(
+            ["status", "--verify", "--vault", path], environment: Self.passphrase, executable: copy)
+        #expect(verified.status == 0 && verified.stdout.contains("credentials:  0"))
+    }
+
     @Test("--help of each vault command explains it")
     func help() throws {
         for (command, phrase) in [

@@ -1,1 +1,91 @@
-print("password benchmarks: not written yet")
+// Password generation benchmarks (DESIGN.md, "Performance budgets"):
+// - in-process `strong` generation: at least 3 million passwords per second on one core;
+// - `swcred generate --count 1000000 > /dev/null` at least 10x faster than
+//   `pwgen -s 20 1000000 > /dev/null`, both run here side by side.
+// Run through Scripts/bench (release build of swcred first), or pass the swcred binary's path.
+import BenchmarkSupport
+import Foundation
+import SharedWebCredentials
+
+/// Generates `count` strong passwords into a reused buffer; returns the bytes made (kept live).
+func generateStrong(_ count: Int, with generator: PasswordGenerator) -> Int {
+    var buffer: [UInt8] = []
+    buffer.reserveCapacity(32)
+    var total = 0
+    for _ in 0..<count {
+        buffer.removeAll(keepingCapacity: true)
+        _ = generator.append(to: &buffer)
+        total &+= buffer.count
+    }
+    return total
+}
+
+/// Seconds to run `executable` with `arguments`, standard output to /dev/null; the best of `runs`.
+func timeProcess(_ executable: String, _ arguments: [String], runs: Int = 3) throws -> Double {
+    var best = Double.infinity
+    for _ in 0..<runs {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        let elapsed = try time {
+            try process.run()
+            process.waitUntilExit()
+        }
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(executable) failed"])
+        }
+        best = min(best, seconds(elapsed))
+    }
+    return best
+}
+
+/// The release swcred binary: the first argument, or the main package's release build.
+func swcredPath() -> String {
+    if CommandLine.arguments.count > 1 { return CommandLine.arguments[1] }
+    let benchmarks = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    for candidate in [".build/release/swcred", "../.build/release/swcred"] {
+        let path = benchmarks.appendingPathComponent(candidate).standardized.path
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+    }
+    return benchmarks.appendingPathComponent("../.build/release/swcred").standardized.path
+}
+
+var report = Report(columns: ["benchmark", "result", "budget", "verdict"])
+
+let generator = PasswordGenerator(style: .strong)
+_ = generateStrong(100_000, with: generator)
+/// This thread's CPU time in seconds: what "one core" means when other processes share the machine.
+func threadCPUSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+let perRun = 2_000_000
+var cpuSeconds: [Double] = []
+let samples = measure(count: 5) {
+    let start = threadCPUSeconds()
+    _ = generateStrong(perRun, with: generator)
+    cpuSeconds.append(threadCPUSeconds() - start)
+}
+let wallRate = Double(perRun) / (samples.median / 1e9)
+let cpuRate = Double(perRun) / cpuSeconds.sorted()[cpuSeconds.count / 2]
+report.add(["strong in-process, wall clock (median of 5 x 2M)", String(format: "%.2f M/s", wallRate / 1e6), "", ""])
+report.add([
+    "strong in-process, CPU time of one core (median)", String(format: "%.2f M/s", cpuRate / 1e6), ">= 3 M/s",
+    cpuRate >= 3e6 ? "ok" : "MISSED",
+])
+
+let swcred = swcredPath()
+let swcredSeconds = try timeProcess(swcred, ["generate", "--count", "1000000"])
+let pwgenSeconds = try timeProcess("/usr/bin/pwgen", ["-s", "20", "1000000"])
+let ratio = pwgenSeconds / swcredSeconds
+report.add(["swcred generate --count 1000000", String(format: "%.3f s", swcredSeconds), "", ""])
+report.add(["pwgen -s 20 1000000", String(format: "%.3f s", pwgenSeconds), "", ""])
+report.add([
+    "swcred vs pwgen (best of 3)", String(format: "%.1fx faster", ratio), ">= 10x", ratio >= 10 ? "ok" : "MISSED",
+])
+print(report.markdown())
+print("swcred: \(swcred)")

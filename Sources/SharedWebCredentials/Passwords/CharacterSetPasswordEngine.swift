@@ -53,7 +53,7 @@ struct CharacterSetPasswordEngine {
     }
 
     /// Appends one password to `output` and returns its entropy in bits.
-    func append(to output: inout [UInt8], random: SecureRandom) -> Double {
+    func append(to output: inout [UInt8], random: inout SecureRandom) -> Double {
         let length = segments.reduce(0, +) + (separator == nil ? 0 : segments.count - 1)
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { candidate in
             repeat {

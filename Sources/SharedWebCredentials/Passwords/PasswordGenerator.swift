@@ -12,7 +12,7 @@ public final class PasswordGenerator {
     }
 
     private let engine: Engine
-    private let random = SecureRandom()
+    private var random = SecureRandom()
 
     /// The style of every password this generator makes.
     public let style: PasswordStyle
@@ -62,13 +62,13 @@ public final class PasswordGenerator {
     /// `String` each) and returns its entropy in bits.
     public func append(to output: inout [UInt8]) -> Double {
         switch engine {
-        case .strong(let strong): strong.append(to: &output, random: random)
-        case .characterSet(let characterSet): characterSet.append(to: &output, random: random)
+        case .strong(let strong): strong.append(to: &output, random: &random)
+        case .characterSet(let characterSet): characterSet.append(to: &output, random: &random)
         }
     }
 
     /// `classic`: `xxx-xxx-xxx-xxx` from the 60 unambiguous characters, with a lower-case letter,
-    /// an upper-case letter and a digit.
+    /// an upper-case letter and a digit: 60^12 - 2·35^12 - 50^12 + 10^12 + 2·25^12 accepted, ≈ 70.71 bits.
     private static func classicEngine() throws -> CharacterSetPasswordEngine {
         try CharacterSetPasswordEngine(
             alphabet: PasswordStyleChoice.unambiguous, segments: [3, 3, 3, 3],
@@ -79,7 +79,9 @@ public final class PasswordGenerator {
             ], maxRepeating: nil, maxSequential: nil)
     }
 
-    /// `legacy`: exactly `SecCreateSharedWebCredentialPassword`'s sets and requirements.
+    /// `legacy`: exactly `SecCreateSharedWebCredentialPassword`'s sets and requirements. The accepted
+    /// passwords number, by inclusion-exclusion, 55^12 - 32^12 - 31^12 - 48^12 + 8^12 + 25^12 + 24^12 - 1^12,
+    /// so each has log2 of that ≈ 69.06 bits.
     private static func legacyEngine() throws -> CharacterSetPasswordEngine {
         let lower = PasswordCharacterSet("abcdefghkmnopqrstuvwxyz")
         let upper = PasswordCharacterSet("ABCDEFGHJKLMNPQRSTUVWXYZ")

@@ -10,10 +10,13 @@ public struct ParsedPasswordRules: Sendable, Equatable {
 /// (`tools/PasswordRulesParser.js` in apple/password-manager-resources), extended with
 /// `max-repeating` and `max-sequential`.
 ///
-/// It never throws: an unknown property or a malformed value makes the whole string fall back to the
-/// default rules, and a stray character where a property should start ends parsing, keeping what came
-/// before. Both are reported as warnings. Non-ASCII and non-printable characters inside a custom class
-/// are dropped silently, as Apple's parser does (many published rules contain them).
+/// It never throws and never prints; every problem is returned as a warning. As in Apple's parser, an
+/// unknown property, or a malformed value after which parsing cannot resume at `;`, makes the whole
+/// string fall back to the default rules; a property that is empty, zero or malformed at the very end
+/// is dropped; a stray character where a property should start (`;;`) ends parsing, keeping what came
+/// before. Non-ASCII and non-printable characters inside a custom class are dropped silently, as
+/// Apple's parser does (many published rules contain them). Departures: numbers above
+/// ``maximumValue`` are malformed, and a `required` or `allowed` with no characters left is dropped.
 public enum PasswordRulesParser {
     /// The largest number accepted as a property value.
     public static let maximumValue = 100_000

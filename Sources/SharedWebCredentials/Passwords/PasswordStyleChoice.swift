@@ -5,7 +5,7 @@
 ///   unambiguous characters, at most one required set is exactly `digit` and one exactly `upper`,
 ///   and every required set is certain to be met by a strong password: it holds every lower-case
 ///   letter strong uses, every digit, every upper-case letter strong may produce, or (with dashes)
-///   `-`. `strong-nodash` when the same holds but `-` is not allowed. Strong passwords also need
+///   `-`. `strong-nodash` when the same holds but `-` is not allowed (and minlength ≤ 18, its length). Strong passwords also need
 ///   repeated runs of 2 and sequential runs of 5 (`stuvw` can occur across syllables); tighter
 ///   limits choose `classic`. *Departure:* Apple only asks that each required set meet the
 ///   unambiguous characters or `-`, then regenerates; requiring certainty keeps every strong password
@@ -73,7 +73,8 @@ struct PasswordStyleChoice {
                 Self.strongLower.isSubset(of: set) || PasswordCharacterSet.digits.isSubset(of: set)
                     || Self.strongUpper.isSubset(of: set) || (dashes && set.contains("-"))
             }
-            if certain {
+            // strong-nodash has 18 characters, so it also needs minlength <= 18.
+            if certain && (dashes || minLength <= 18) {
                 style = dashes ? .strong : .strongNoDash
                 plan = .strong(dashes: dashes)
                 return

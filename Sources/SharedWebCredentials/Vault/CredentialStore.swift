@@ -27,23 +27,23 @@ public struct CredentialStore: Sendable {
     /// one for `account` when it is given. Throws `.integrityFailure` if a matching record is damaged.
     public func find(server: String, port: Int? = nil, account: String? = nil) throws -> [Credential] {
         let key = try CredentialKey(server: server, port: port)
-        return try vault.read { db, keys in
-            let rows: [Row]
+        return try vault.readSingleStatement { db, keys in
+            let statement: Statement
+            let arguments: StatementArguments
             if let account {
-                let index = keys.accountIndex(key, account: account)
-                rows = try Row.fetchAll(
-                    db.cachedStatement(
-                        sql: "SELECT id, server_index, account_index, sealed FROM credentials WHERE account_index = ?"),
-                    arguments: [Data(index)])
+                arguments = [Data(keys.serverIndex(key)), Data(keys.accountIndex(key, account: account))]
+                statement = try db.cachedStatement(
+                    sql: "\(Self.columns) WHERE server_index = ? AND account_index = ?")
             } else {
-                let index = keys.serverIndex(key)
-                rows = try Row.fetchAll(
-                    db.cachedStatement(
-                        sql: "SELECT id, server_index, account_index, sealed FROM credentials WHERE server_index = ?"),
-                    arguments: [Data(index)])
+                arguments = [Data(keys.serverIndex(key))]
+                statement = try db.cachedStatement(sql: "\(Self.columns) WHERE server_index = ?")
             }
-            return try rows.map { try Self.open($0, db: db, keys: keys, vault: vault) }
-                .sorted { $0.account < $1.account }
+            var found: [Credential] = []
+            let rows = try Row.fetchCursor(statement, arguments: arguments)
+            while let row = try rows.next() {
+                found.append(try Self.open(row, db: db, keys: keys, vault: vault))
+            }
+            return found.count > 1 ? found.sorted { $0.account < $1.account } : found
         }
     }
 
@@ -58,7 +58,7 @@ public struct CredentialStore: Sendable {
     public func servers() throws -> [CredentialServer] {
         try vault.read { db, keys in
             var servers = Set<CredentialServer>()
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, server_index, account_index, sealed FROM credentials")
+            let rows = try Row.fetchCursor(db, sql: Self.columns)
             while let row = try rows.next() {
                 let credential = try Self.open(row, db: db, keys: keys, vault: vault)
                 servers.insert(CredentialServer(server: credential.server, port: credential.port))
@@ -69,7 +69,7 @@ public struct CredentialStore: Sendable {
 
     /// The number of credentials.
     public func count() throws -> Int {
-        try vault.read { db, _ in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM credentials") ?? 0 }
+        try vault.readSingleStatement { db, _ in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM credentials") ?? 0 }
     }
 
     /// Opens every record and counts those that fail authentication (for `swcred status --verify`).
@@ -77,7 +77,7 @@ public struct CredentialStore: Sendable {
         try vault.read { db, keys in
             var checked = 0
             var damaged = 0
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, server_index, account_index, sealed FROM credentials")
+            let rows = try Row.fetchCursor(db, sql: Self.columns)
             while let row = try rows.next() {
                 checked += 1
                 if Self.openIfAuthentic(row, keys: keys) == nil { damaged += 1 }
@@ -96,26 +96,33 @@ public struct CredentialStore: Sendable {
         return credential
     }
 
-    /// Opens one `credentials` row; nil if it fails authentication or does not decode.
+    /// The columns every credential query selects, in the order ``openIfAuthentic(_:keys:)`` reads.
+    static let columns = "SELECT id, server_index, account_index, sealed FROM credentials"
+
+    /// Opens one `credentials` row (columns as in ``columns``); nil if it fails authentication
+    /// or does not decode.
     static func openIfAuthentic(_ row: Row, keys: VaultKeys) -> Credential? {
-        guard let id = row["id"] as Data?, let serverIndex = row["server_index"] as Data?,
-            let accountIndex = row["account_index"] as Data?, let sealed = row["sealed"] as Data?
+        guard let id = row.dataNoCopy(atIndex: 0), let serverIndex = row.dataNoCopy(atIndex: 1),
+            let accountIndex = row.dataNoCopy(atIndex: 2), let sealed = row.dataNoCopy(atIndex: 3)
         else { return nil }
         let associatedData = VaultKeys.credentialAssociatedData(
-            id: Array(id), serverIndex: Array(serverIndex), accountIndex: Array(accountIndex))
+            id: id, serverIndex: serverIndex, accountIndex: accountIndex)
         let payload = sealed.withUnsafeBytes {
             AuthenticatedEncryption.open($0, key: keys.recordKey, associatedData: associatedData)
         }
         return payload.flatMap(CredentialPayload.decode)
     }
 
-    /// Seals a credential for row `id` and writes it (insert or replace).
+    /// Seals a credential for row `id` and writes it: insert or replace, or with `onlyIfAbsent`
+    /// insert unless (server, port, account) exists. Returns whether a row was written.
+    @discardableResult
     static func store(
         _ db: Database, keys: VaultKeys, id: [UInt8], key: CredentialKey, account: String, password: SecureBytes,
-        label: String?, created: Date, modified: Date
-    ) throws {
+        label: String?, created: Date, modified: Date, accountIndex knownAccountIndex: [UInt8]? = nil,
+        onlyIfAbsent: Bool = false
+    ) throws -> Bool {
         let serverIndex = keys.serverIndex(key)
-        let accountIndex = keys.accountIndex(key, account: account)
+        let accountIndex = knownAccountIndex ?? keys.accountIndex(key, account: account)
         let payload = CredentialPayload.encode(
             server: key.server, port: key.port, account: account, password: password, label: label,
             created: created, modified: modified)
@@ -123,14 +130,18 @@ public struct CredentialStore: Sendable {
             payload, key: keys.recordKey,
             associatedData: VaultKeys.credentialAssociatedData(
                 id: id, serverIndex: serverIndex, accountIndex: accountIndex))
-        try db.cachedStatement(
-            sql: "INSERT OR REPLACE INTO credentials (id, server_index, account_index, sealed) VALUES (?, ?, ?, ?)"
-        ).execute(arguments: [Data(id), Data(serverIndex), Data(accountIndex), Data(sealed)])
+        let sql =
+            onlyIfAbsent
+            ? "INSERT INTO credentials (id, server_index, account_index, sealed) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"
+            : "INSERT OR REPLACE INTO credentials (id, server_index, account_index, sealed) VALUES (?, ?, ?, ?)"
+        try db.cachedStatement(sql: sql).execute(
+            arguments: [Data(id), Data(serverIndex), Data(accountIndex), Data(sealed)])
+        return db.changesCount > 0
     }
 
     /// Re-seals every credential under `newKeys` (new indexes, same ids). Part of key rotation.
     static func reencryptAll(_ db: Database, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String) throws {
-        let rows = try Row.fetchAll(db, sql: "SELECT id, server_index, account_index, sealed FROM credentials")
+        let rows = try Row.fetchAll(db, sql: Self.columns)
         try db.execute(sql: "DELETE FROM credentials")
         for row in rows {
             guard let credential = openIfAuthentic(row, keys: oldKeys), let id = row["id"] as Data? else {
@@ -174,25 +185,30 @@ public struct CredentialBatch {
         guard !password.isEmpty else {
             throw SharedWebCredentialsError(.invalidInput, "The password is empty: give a non-empty password.")
         }
+        let label = label?.isEmpty == true ? nil : label
         let index = keys.accountIndex(key, account: account)
         let now = Date()
-        if let row = try Row.fetchOne(
-            db.cachedStatement(
-                sql: "SELECT id, server_index, account_index, sealed FROM credentials WHERE account_index = ?"),
-            arguments: [Data(index)])
+        // Most upserts of an import are new: try the insert first, look up only on a conflict.
+        if try CredentialStore.store(
+            db, keys: keys, id: RandomBytes.array(count: 16), key: key, account: account, password: password,
+            label: label, created: now, modified: now, accountIndex: index, onlyIfAbsent: true)
         {
-            let existing = try CredentialStore.open(row, db: db, keys: keys, vault: vault)
-            if existing.password.isEqual(to: password), existing.label == label { return .unchanged }
-            try CredentialStore.store(
-                db, keys: keys, id: Array(row["id"] as Data), key: key, account: account, password: password,
-                label: label, created: existing.created, modified: now)
-            return .updated
+            return .added
         }
-        let id = SecureBytes.random(count: 16).withUnsafeBytes { Array($0) }
+        let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: "\(CredentialStore.columns) WHERE account_index = ?"),
+            arguments: [Data(index)])
+        guard let row else {
+            throw SharedWebCredentialsError(
+                .internalError, "A credential vanished inside a transaction; please report this.")
+        }
+        let existing = try CredentialStore.open(row, db: db, keys: keys, vault: vault)
+        if existing.password.isEqual(to: password), existing.label == label { return .unchanged }
         try CredentialStore.store(
-            db, keys: keys, id: id, key: key, account: account, password: password, label: label, created: now,
-            modified: now)
-        return .added
+            db, keys: keys, id: Array(row["id"] as Data), key: key, account: account, password: password,
+            label: label, created: existing.created, modified: now, accountIndex: index)
+        return .updated
     }
 
     /// Deletes the credential for (server, port, account). Returns whether one existed.

@@ -69,7 +69,7 @@ public final class Vault: Sendable {
             switch protection {
             case .passphrase(let passphrase, let parameters):
                 try requireNonEmpty(passphrase)
-                let salt = SecureBytes.random(count: PasswordHashing.saltLength).withUnsafeBytes { Array($0) }
+                let salt = RandomBytes.array(count: PasswordHashing.saltLength)
                 wrappingKey = try PasswordHashing.deriveKey(
                     length: AuthenticatedEncryption.keyLength, passphrase: passphrase, salt: salt,
                     parameters: parameters)
@@ -172,7 +172,7 @@ public final class Vault: Sendable {
         }
         try Self.requireNonEmpty(newPassphrase)
         let chosen = parameters ?? currentParameters
-        let salt = SecureBytes.random(count: PasswordHashing.saltLength).withUnsafeBytes { Array($0) }
+        let salt = RandomBytes.array(count: PasswordHashing.saltLength)
         let wrappingKey = try PasswordHashing.deriveKey(
             length: AuthenticatedEncryption.keyLength, passphrase: newPassphrase, salt: salt, parameters: chosen)
         let protection = VaultMetadata.Protection.passphrase(salt: salt, parameters: chosen)
@@ -234,6 +234,15 @@ public final class Vault: Sendable {
         let keys = keys
         return try VaultDatabase.mappingErrors(path: path) {
             try database.read { db in try body(db, keys) }
+        }
+    }
+
+    /// Runs `body`, which must run a single SELECT (atomic on its own), outside an explicit
+    /// transaction: the fast path for lookups, which skips BEGIN/COMMIT and the read-only pragmas.
+    func readSingleStatement<T>(_ body: (Database, VaultKeys) throws -> T) throws -> T {
+        let keys = keys
+        return try VaultDatabase.mappingErrors(path: path) {
+            try database.inDatabase { db in try body(db, keys) }
         }
     }
 

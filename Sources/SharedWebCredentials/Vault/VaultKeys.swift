@@ -26,7 +26,7 @@ final class VaultKeys: Sendable {
     /// A fresh random vault key under an existing wrapping key.
     static func generate(wrappingKey: SecureBytes) -> VaultKeys {
         VaultKeys(
-            keyID: SecureBytes.random(count: 16).withUnsafeBytes { Array($0) },
+            keyID: RandomBytes.array(count: 16),
             vaultKey: SecureBytes.random(count: KeyDerivation.keyLength),
             wrappingKey: wrappingKey)
     }
@@ -62,8 +62,14 @@ final class VaultKeys: Sendable {
     // MARK: Associated data
 
     /// Binds a sealed credential to its row id, both indexes and the format version.
-    static func credentialAssociatedData(id: [UInt8], serverIndex: [UInt8], accountIndex: [UInt8]) -> [UInt8] {
-        associatedData(label: "swcred/credential", parts: [id, serverIndex, accountIndex])
+    static func credentialAssociatedData(
+        id: some Collection<UInt8>, serverIndex: some Collection<UInt8>, accountIndex: some Collection<UInt8>
+    ) -> [UInt8] {
+        var data = associatedDataHeader(label: "swcred/credential", capacity: 3 * 4 + 16 + 64)
+        appendPart(id, to: &data)
+        appendPart(serverIndex, to: &data)
+        appendPart(accountIndex, to: &data)
+        return data
     }
 
     /// Binds a sealed "never save" host to its index and the format version.
@@ -87,13 +93,24 @@ final class VaultKeys: Sendable {
     }
 
     private static func associatedData(label: String, parts: [[UInt8]]) -> [UInt8] {
-        var data = Array(label.utf8)
+        var data = associatedDataHeader(label: label, capacity: parts.reduce(0) { $0 + 4 + $1.count })
+        for part in parts { appendPart(part, to: &data) }
+        return data
+    }
+
+    /// The label, a zero byte and the format version that start every associated data.
+    private static func associatedDataHeader(label: String, capacity: Int) -> [UInt8] {
+        var data: [UInt8] = []
+        data.reserveCapacity(label.utf8.count + 5 + capacity)
+        data.append(contentsOf: label.utf8)
         data.append(0)
         withUnsafeBytes(of: formatVersion.littleEndian) { data.append(contentsOf: $0) }
-        for part in parts {
-            withUnsafeBytes(of: UInt32(part.count).littleEndian) { data.append(contentsOf: $0) }
-            data.append(contentsOf: part)
-        }
         return data
+    }
+
+    /// Appends one length-prefixed part.
+    private static func appendPart(_ part: some Collection<UInt8>, to data: inout [UInt8]) {
+        withUnsafeBytes(of: UInt32(part.count).littleEndian) { data.append(contentsOf: $0) }
+        data.append(contentsOf: part)
     }
 }

@@ -23,6 +23,7 @@ struct RuleDrivenGenerationTests {
             ("allowed: lower, digit", .classic),
             ("max-consecutive: 2", .classic),
             ("max-repeating: 2", .strong),
+            ("allowed: upper, lower, digit; minlength: 19", .classic),
         ])
     func styleChoice(rules: String, style: PasswordStyle) throws {
         #expect(try generator(rules).style == style)
@@ -59,18 +60,30 @@ struct RuleDrivenGenerationTests {
         }
     }
 
-    @Test("entropy of a rule-driven password counts only the accepted passwords")
-    func entropyCountsAcceptedOnly() throws {
-        // 4 characters from [ab] with at most 1 repeated and 1 sequential: abab never ("ab" is a
-        // sequence), so nothing passes; with repeats of 2 allowed and sequences of 2: count by hand.
-        let rules = PasswordRulesParser.parse("allowed: [ac]; minlength: 4; maxlength: 4; max-repeating: 2").rules
+    @Test(
+        "entropy of a rule-driven password is log2 of the accepted passwords, counted by brute force",
+        arguments: [
+            ("allowed: [ac]; minlength: 4; maxlength: 4; max-repeating: 2", "ac", 4),
+            ("allowed: [abc]; minlength: 5; maxlength: 5; max-sequential: 2", "abc", 5),
+            ("allowed: [abcx]; required: [x]; minlength: 6; maxlength: 6; max-consecutive: 2", "abcx", 6),
+            ("allowed: [0123]; required: [3]; required: [0]; minlength: 5; maxlength: 5; max-sequential: 3", "0123", 5),
+        ])
+    func entropyCountsAcceptedOnly(text: String, alphabet: String, length: Int) throws {
+        let rules = PasswordRulesParser.parse(text).rules
+        let validator = IndependentRulesValidator(rules)
+        let characters = Array(alphabet)
         var accepted = 0
-        for code in 0..<16 {
-            let password = (0..<4).map { code & (1 << $0) != 0 ? "a" : "c" }.joined()
-            if ruleViolation(password, rules) == nil { accepted += 1 }
+        for code in 0..<Int(pow(Double(characters.count), Double(length))) {
+            var rest = code
+            var password = ""
+            for _ in 0..<length {
+                password.append(characters[rest % characters.count])
+                rest /= characters.count
+            }
+            if validator.violation(password) == nil { accepted += 1 }
         }
-        let bits = try PasswordGenerator(rules: rules).next().entropyBits
-        #expect(abs(bits - log2(Double(accepted))) < 1e-9)
+        let generator = try PasswordGenerator(rules: rules)
+        #expect(abs(generator.next().entropyBits - log2(Double(accepted))) < 1e-9)
     }
 
     @Test(

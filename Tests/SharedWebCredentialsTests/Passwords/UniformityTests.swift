@@ -42,7 +42,7 @@ struct UniformityTests {
 
     @Test("SecureRandom.uniform is uniform for the bounds the generators use, per draw position")
     func secureRandomIsUniform() {
-        let random = SecureRandom()
+        var random = SecureRandom()
         let bounds = [2, 5, 6, 10, 19, 55, 60, 95, 256, 1000]
         let positions = 4
         var tested = 0
