@@ -127,18 +127,24 @@ public struct SharedWebCredentials: Sendable {
     /// (Apple's `password-rules.json`) applies when there is one, else Safari's `strong` style.
     ///
     /// - Throws: the gate's errors, or `invalidInput` when the rules cannot be met.
-    public func generatePassword(
-        for domain: DomainTarget, rules: PasswordRules? = nil
-    ) async throws
+    public func generatePassword(for domain: DomainTarget, rules: PasswordRules? = nil) async throws
         -> GeneratedPassword
+    {
+        try await passwordGenerator(for: domain, rules: rules).next()
+    }
+
+    /// A generator of passwords for `domain`, after the gate: for many passwords at once.
+    /// The rules are chosen as in ``generatePassword(for:rules:)``.
+    public func passwordGenerator(for domain: DomainTarget, rules: PasswordRules? = nil) async throws
+        -> PasswordGenerator
     {
         let registered = try AppRegistry(writer: vault.database).require(app)
         _ = try await gate.authorize(app: registered, domain: domain)
-        if let rules { return try PasswordGenerator(rules: rules).next() }
+        if let rules { return try PasswordGenerator(rules: rules) }
         guard let quirk = try PasswordRulesQuirks.quirk(for: domain.host) else {
-            return PasswordGenerator(style: .strong).next()
+            return PasswordGenerator(style: .strong)
         }
-        return try PasswordGenerator(rules: PasswordRulesParser.parse(quirk.rulesText).rules).next()
+        return try PasswordGenerator(rules: PasswordRulesParser.parse(quirk.rulesText).rules)
     }
 
     /// Every server with saved credentials that a `webcredentials:` entry covers and whose site

@@ -5,7 +5,7 @@ import SharedWebCredentials
 extension PasswordStyle: ExpressibleByArgument {}
 
 /// `swcred generate`: passwords from the CSPRNG, one per line or as JSON.
-struct GenerateCommand: ParsableCommand {
+struct GenerateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate",
         abstract: "Generate passwords, one per line.",
@@ -14,6 +14,16 @@ struct GenerateCommand: ParsableCommand {
             (xxx-xxx-xxx-xxx from 60 unambiguous characters), legacy (SecCreateSharedWebCredentialPassword). \
             With --rules, the style is chosen to satisfy the Password Rules given, as Safari does. \
             --json prints [{"password": ..., "style": ..., "entropy_bits": ...}].
+
+            With --app and --domain, the pair must pass the association gate first (the app is \
+            registered, the domain is in its webcredentials: entitlement, the site approves it), \
+            then the site's password rules from Apple's password-rules.json apply (see \
+            `swcred rules show HOST`) unless --rules overrides them.
+
+            Examples:
+              swcred generate --count 5
+              swcred generate --rules "minlength: 8; maxlength: 12; required: digit;"
+              swcred generate --app ABCDE12345.com.example.app --domain example.com
             """)
 
     /// The largest --count accepted.
@@ -31,6 +41,15 @@ struct GenerateCommand: ParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
+    @Option(help: ArgumentHelp("Generate for this app (with --domain): gated.", valueName: "app-id"))
+    var app: String?
+
+    @Option(help: ArgumentHelp("Generate for this site (with --app): its password rules apply.", valueName: "host"))
+    var domain: String?
+
+    @OptionGroup var vault: VaultOptions
+    @OptionGroup var network: NetworkOptionGroup
+
     func validate() throws {
         guard (1...Self.maximumCount).contains(count) else {
             throw ValidationError("--count must be between 1 and \(Self.maximumCount), not \(count).")
@@ -38,10 +57,16 @@ struct GenerateCommand: ParsableCommand {
         if style != nil && rules != nil {
             throw ValidationError("Give either --style or --rules: the rules choose the style.")
         }
+        if (app == nil) != (domain == nil) {
+            throw ValidationError("--app and --domain go together: the gate checks the pair.")
+        }
+        if app != nil && style != nil {
+            throw ValidationError("With --app and --domain the site's rules choose the style; use --rules to override them.")
+        }
     }
 
-    func run() throws {
-        let generator = try makeGenerator()
+    func run() async throws {
+        let generator = try await makeGenerator()
         var output = StandardOutputBuffer()
         if json {
             try writeJSON(generator, to: &output)
@@ -55,12 +80,22 @@ struct GenerateCommand: ParsableCommand {
         try output.flush()
     }
 
-    /// The generator for the style or rules given; rules problems are warnings on standard error.
-    private func makeGenerator() throws -> PasswordGenerator {
-        guard let rules else { return PasswordGenerator(style: style ?? .strong) }
-        let parsed = PasswordRulesParser.parse(rules)
-        for warning in parsed.warnings { Terminal.printWarning("rules: \(warning)") }
-        return try PasswordGenerator(rules: parsed.rules)
+    /// The generator for the style or rules given, or for the app and domain after the gate;
+    /// rules problems are warnings on standard error.
+    private func makeGenerator() async throws -> PasswordGenerator {
+        let explicitRules = rules.map { text in
+            let parsed = PasswordRulesParser.parse(text)
+            for warning in parsed.warnings { Terminal.printWarning("rules: \(warning)") }
+            return parsed.rules
+        }
+        if let app, let domain {
+            let target = try GatedSession.domain(domain)
+            return try await GatedSession.run(app: app, vault: vault, network: network) { facade in
+                try await facade.passwordGenerator(for: target, rules: explicitRules)
+            }
+        }
+        guard let explicitRules else { return PasswordGenerator(style: style ?? .strong) }
+        return try PasswordGenerator(rules: explicitRules)
     }
 
     private func writeJSON(_ generator: PasswordGenerator, to output: inout StandardOutputBuffer) throws {
