@@ -16,30 +16,30 @@ let typical = Array(
 
 var report = Report(columns: ["benchmark", "median", "p90", "throughput"])
 
-func row(_ name: String, _ samples: Samples, perSample: Int, unit: String) {
+func row(_ name: String, _ samples: Samples, perSample: Int, unit: String) -> [String] {
     let perSecond = Double(perSample) / (samples.median / 1e9)
-    report.add([
+    return [
         name, formatNanoseconds(samples.median), formatNanoseconds(samples.percentile(0.9)),
-        String(format: "%.0f %@/s", perSecond, unit),
-    ])
+        "\(Int(perSecond.rounded())) \(unit)/s",
+    ]
 }
 
 let parse = measure(count: 200) {
     precondition(AASAParser.check(typical, contentType: "application/json").approves(app))
 }
-row("AASA parse + approve (201 apps, \(typical.count) B)", parse, perSample: 1, unit: "files")
+report.add(row("AASA parse + approve (201 apps, \(typical.count) B)", parse, perSample: 1, unit: "files"))
 
 let entries = (0..<1_000).map { "webcredentials:d\($0).example.com" } + ["webcredentials:*.bücher.example:8443"]
 let entryParse = measure(count: 50) {
     precondition(try! Entitlements(strings: entries).entries.count == 1_001)
 }
-row("parse 1,001 entitlement entries", entryParse, perSample: 1_001, unit: "entries")
+report.add(row("parse 1,001 entitlement entries", entryParse, perSample: 1_001, unit: "entries"))
 
 let entitlements = try Entitlements(strings: entries)
 let target = try DomainTarget("d999.example.com")
 let coverage = measure(count: 200) {
     precondition(entitlements.webcredentialsEntry(covering: target) != nil)
 }
-row("covering entry among 1,001", coverage, perSample: 1, unit: "lookups")
+report.add(row("covering entry among 1,001", coverage, perSample: 1, unit: "lookups"))
 
 print(report.markdown())

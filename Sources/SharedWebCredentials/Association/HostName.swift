@@ -35,7 +35,10 @@ public enum HostName {
         if input.hasSuffix(".") { throw invalid("remove the trailing dot") }
         if input.hasPrefix(".") { throw invalid("the host starts with a dot") }
         if input.contains("..") { throw invalid("the host has an empty label (\"..\")") }
-        let mapped = input.precomposedStringWithCanonicalMapping.lowercased()
+        // NFC composition matters only for non-ASCII input; skip its cost otherwise.
+        let mapped =
+            input.utf8.allSatisfy { $0 < 0x80 }
+            ? input.lowercased() : input.precomposedStringWithCanonicalMapping.lowercased()
         var labels: [String] = []
         for label in mapped.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
             labels.append(try asciiLabel(label, invalid: invalid))
