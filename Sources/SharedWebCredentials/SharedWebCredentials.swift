@@ -30,7 +30,7 @@ public struct SharedWebCredentials: Sendable {
         self.app = app
         self.vault = vault
         gate = AssociationGate(
-            store: AssociationStore(writer: vault.database), verifier: verifier, policy: policy, now: now)
+            store: vault.associations, verifier: verifier, policy: policy, now: now)
     }
 
     /// Releases saved credentials to the app (`SecRequestSharedWebCredential`).
@@ -44,7 +44,7 @@ public struct SharedWebCredentials: Sendable {
     /// - Returns: the matches, sorted by server and account; never empty.
     /// - Throws: the gate's errors, or `itemNotFound` ("no matching items found").
     public func request(domain: DomainTarget? = nil, account: String? = nil) async throws -> [Credential] {
-        let registered = try AppRegistry(writer: vault.database).require(app)
+        let registered = try vault.apps.require(app)
         let servers: [DomainTarget]
         if let domain {
             _ = try await gate.authorize(app: registered, domain: domain)
@@ -83,7 +83,7 @@ public struct SharedWebCredentials: Sendable {
         if let password, password.isEmpty {
             throw SharedWebCredentialsError(.invalidInput, "the password is empty; nothing was saved")
         }
-        let registered = try AppRegistry(writer: vault.database).require(app)
+        let registered = try vault.apps.require(app)
         _ = try await gate.authorize(app: registered, domain: domain)
         if password != nil, try vault.neverSave.isMarked(domain.host) {
             throw SharedWebCredentialsError(
@@ -127,7 +127,9 @@ public struct SharedWebCredentials: Sendable {
     /// (Apple's `password-rules.json`) applies when there is one, else Safari's `strong` style.
     ///
     /// - Throws: the gate's errors, or `invalidInput` when the rules cannot be met.
-    public func generatePassword(for domain: DomainTarget, rules: PasswordRules? = nil) async throws
+    public func generatePassword(
+        for domain: DomainTarget, rules: PasswordRules? = nil
+    ) async throws
         -> GeneratedPassword
     {
         try await passwordGenerator(for: domain, rules: rules).next()
@@ -135,10 +137,12 @@ public struct SharedWebCredentials: Sendable {
 
     /// A generator of passwords for `domain`, after the gate: for many passwords at once.
     /// The rules are chosen as in ``generatePassword(for:rules:)``.
-    public func passwordGenerator(for domain: DomainTarget, rules: PasswordRules? = nil) async throws
+    public func passwordGenerator(
+        for domain: DomainTarget, rules: PasswordRules? = nil
+    ) async throws
         -> PasswordGenerator
     {
-        let registered = try AppRegistry(writer: vault.database).require(app)
+        let registered = try vault.apps.require(app)
         _ = try await gate.authorize(app: registered, domain: domain)
         if let rules { return try PasswordGenerator(rules: rules) }
         guard let quirk = try PasswordRulesQuirks.quirk(for: domain.host) else {

@@ -61,7 +61,8 @@ struct GenerateCommand: AsyncParsableCommand {
             throw ValidationError("--app and --domain go together: the gate checks the pair.")
         }
         if app != nil && style != nil {
-            throw ValidationError("With --app and --domain the site's rules choose the style; use --rules to override them.")
+            throw ValidationError(
+                "With --app and --domain the site's rules choose the style; use --rules to override them.")
         }
     }
 
