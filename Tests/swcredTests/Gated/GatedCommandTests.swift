@@ -14,9 +14,10 @@ struct GatedCommandTests {
 
             try fixture.expect(["verify", Self.app], status: 4, network: true)  // other.example refuses, down is down
             let generated = try fixture.expect(["generate"] + target + ["--json"], status: 0, network: true)
-            #expect(
-                generated.stdout.contains("\"style\":\"strong\"") || generated.stdout.contains("\"style\" : \"strong\"")
-            )
+            let batch = try #require(
+                try JSONSerialization.jsonObject(with: generated.stdoutData) as? [[String: Any]])
+            #expect(batch.first?["style"] as? String == "strong")
+            #expect((batch.first?["password"] as? String)?.count == 20)
 
             let added = try fixture.expect(
                 ["add"] + target + ["--account", "alice@example.com", "--generate", "--yes"], status: 0, network: true)
