@@ -21,14 +21,7 @@ struct AddCommand: AsyncParsableCommand {
                   --account alice --password-stdin --yes
             """)
 
-    @Option(help: ArgumentHelp("The app's identifier: TEAMID.bundle.id.", valueName: "app-id"))
-    var app: String
-
-    @Option(help: ArgumentHelp("The site: host or host:port.", valueName: "host"))
-    var domain: String
-
-    @Option(help: ArgumentHelp("The account name.", valueName: "name"))
-    var account: String
+    @OptionGroup var credential: CredentialTargetOptions
 
     @Flag(help: "Read the password from standard input.")
     var passwordStdin = false
@@ -46,13 +39,13 @@ struct AddCommand: AsyncParsableCommand {
         guard passwordStdin != generate else {
             throw ValidationError("Give exactly one of --password-stdin or --generate.")
         }
-        guard !account.isEmpty else { throw ValidationError("--account must not be empty.") }
     }
 
     func run() async throws {
-        let target = try GatedSession.domain(domain)
-        let password = passwordStdin ? try PasswordInput.readFromStandardInput(account: account, domain: target) : nil
-        let (outcome, generated) = try await GatedSession.run(app: app, vault: vault, network: network) {
+        let target = try credential.target()
+        let password =
+            passwordStdin ? try PasswordInput.readFromStandardInput(account: credential.account, domain: target) : nil
+        let (outcome, generated) = try await GatedSession.run(app: credential.app, vault: vault, network: network) {
             facade -> (CredentialChangeOutcome, GeneratedPassword?) in
             var generated: GeneratedPassword?
             let secret: SecureBytes
@@ -63,7 +56,8 @@ struct AddCommand: AsyncParsableCommand {
                 generated = fresh
                 secret = SecureBytes(utf8: fresh.password)
             }
-            let outcome = try await facade.add(domain: target, account: account, password: secret) { change in
+            let outcome = try await facade.add(domain: target, account: credential.account, password: secret) {
+                change in
                 try Consent.confirm(change, assumeYes: yes)
             }
             return (outcome, generated)
@@ -73,6 +67,6 @@ struct AddCommand: AsyncParsableCommand {
             output.append(generated.password + "\n")
             try output.flush()
         }
-        Terminal.writeToStandardError("swcred: \(outcome.rawValue): \"\(account)\" on \(target)\n")
+        Terminal.writeToStandardError("swcred: \(outcome.rawValue): \"\(credential.account)\" on \(target)\n")
     }
 }

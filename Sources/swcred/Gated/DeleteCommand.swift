@@ -15,14 +15,7 @@ struct DeleteCommand: AsyncParsableCommand {
               swcred delete --app ABCDE12345.com.example.app --domain example.com --account alice --yes
             """)
 
-    @Option(help: ArgumentHelp("The app's identifier: TEAMID.bundle.id.", valueName: "app-id"))
-    var app: String
-
-    @Option(help: ArgumentHelp("The site: host or host:port.", valueName: "host"))
-    var domain: String
-
-    @Option(help: ArgumentHelp("The account name.", valueName: "name"))
-    var account: String
+    @OptionGroup var credential: CredentialTargetOptions
 
     @Flag(help: "Answer yes to the confirmation (for scripts).")
     var yes = false
@@ -31,12 +24,12 @@ struct DeleteCommand: AsyncParsableCommand {
     @OptionGroup var network: NetworkOptionGroup
 
     func run() async throws {
-        let target = try GatedSession.domain(domain)
-        let outcome = try await GatedSession.run(app: app, vault: vault, network: network) { facade in
-            try await facade.delete(domain: target, account: account) { change in
+        let target = try credential.target()
+        let outcome = try await GatedSession.run(app: credential.app, vault: vault, network: network) { facade in
+            try await facade.delete(domain: target, account: credential.account) { change in
                 try Consent.confirm(change, assumeYes: yes)
             }
         }
-        Terminal.writeToStandardError("swcred: \(outcome.rawValue): \"\(account)\" on \(target)\n")
+        Terminal.writeToStandardError("swcred: \(outcome.rawValue): \"\(credential.account)\" on \(target)\n")
     }
 }
