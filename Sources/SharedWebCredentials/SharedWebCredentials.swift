@@ -40,17 +40,30 @@ public struct SharedWebCredentials: Sendable {
     /// covers and whose site approves the app is searched; sites that do not approve it are
     /// skipped. Choosing which credential to hand over is the caller's job (Apple shows a picker).
     ///
-    /// - Parameter account: only the credential for this account name (exact match).
+    /// - Parameters:
+    ///   - account: only the credential for this account name (exact match).
+    ///   - includeShared: with a domain, also search the domains that share its sign-in backend
+    ///     (``SharedCredentialGroups``), but only those the app is entitled to and approved for.
     /// - Returns: the matches, sorted by server and account; never empty.
     /// - Throws: the gate's errors, or `itemNotFound` ("no matching items found").
-    public func request(domain: DomainTarget? = nil, account: String? = nil) async throws -> [Credential] {
+    public func request(
+        domain: DomainTarget? = nil, account: String? = nil, includeShared: Bool = false
+    )
+        async throws -> [Credential]
+    {
         let registered = try vault.apps.require(app)
-        let servers: [DomainTarget]
+        var servers: [DomainTarget]
         if let domain {
             _ = try await gate.authorize(app: registered, domain: domain)
             servers = [domain]
+            if includeShared {
+                let related = SharedCredentialGroups.domains(sharingCredentialsWith: domain.host)
+                    .map { DomainTarget(normalizedHost: $0, port: nil) }
+                servers += try await approved(related, of: registered)
+            }
         } else {
-            servers = try await approvedServers(of: registered)
+            let saved = try vault.credentials.servers().map { DomainTarget(normalizedHost: $0.server, port: $0.port) }
+            servers = try await approved(saved, of: registered)
         }
         let matches = try servers.flatMap { server in
             try vault.credentials.find(server: server.host, port: server.port, account: account)
@@ -151,18 +164,16 @@ public struct SharedWebCredentials: Sendable {
         return try PasswordGenerator(rules: PasswordRulesParser.parse(quirk.rulesText).rules)
     }
 
-    /// Every server with saved credentials that a `webcredentials:` entry covers and whose site
-    /// approves the app now. Sites that deny it or cannot vouch for it are left out.
-    private func approvedServers(of registered: RegisteredApp) async throws -> [DomainTarget] {
+    /// The `candidates` that a `webcredentials:` entry of the app covers and whose site approves
+    /// the app now. Sites that deny it or cannot vouch for it are left out.
+    private func approved(_ candidates: [DomainTarget], of registered: RegisteredApp) async throws -> [DomainTarget] {
         guard !registered.entitlements.webcredentialsEntries.isEmpty else {
             throw SharedWebCredentialsError(
                 .missingEntitlement,
                 "\(app) has no webcredentials: entry in its com.apple.developer.associated-domains entitlement")
         }
         var approved: [DomainTarget] = []
-        for saved in try vault.credentials.servers() {
-            let server = DomainTarget(normalizedHost: saved.server, port: saved.port)
-            guard registered.entitlements.webcredentialsEntry(covering: server) != nil else { continue }
+        for server in candidates where registered.entitlements.webcredentialsEntry(covering: server) != nil {
             do {
                 _ = try await gate.authorize(app: registered, domain: server)
                 approved.append(server)

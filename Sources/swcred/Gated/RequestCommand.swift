@@ -36,16 +36,29 @@ struct RequestCommand: AsyncParsableCommand {
     @Flag(help: "Print every match without asking (the default off a terminal).")
     var all = false
 
+    @Flag(
+        help: """
+            With --domain, also search domains that share its sign-in backend (Apple's \
+            shared-credentials.json), if the app is entitled to and approved for them too.
+            """)
+    var includeShared = false
+
     @Flag(help: "Print JSON.")
     var json = false
 
     @OptionGroup var vault: VaultOptions
     @OptionGroup var network: NetworkOptionGroup
 
+    func validate() throws {
+        if includeShared && domain == nil {
+            throw ValidationError("--include-shared needs --domain: it adds the domains that share that one's sign-in.")
+        }
+    }
+
     func run() async throws {
         let target = try domain.map(GatedSession.domain)
         let matches = try await GatedSession.run(app: app, vault: vault, network: network) { facade in
-            try await facade.request(domain: target, account: account)
+            try await facade.request(domain: target, account: account, includeShared: includeShared)
         }
         var released = matches
         if !all && Consent.canAsk {

@@ -14,7 +14,7 @@ struct GatedOperationsTests {
     static let shop = try! DomainTarget("shop.example")
     static let other = try! DomainTarget("other.example")
     static let quirkHost = try! DomainTarget("163.com")
-    static let hosts = ["shop.example", "other.example", "163.com", "unlisted.example"]
+    static let hosts = ["shop.example", "other.example", "163.com", "unlisted.example", "3docean.net", "envato.com"]
 
     let site: LoopbackSite
     let directory: TemporaryDirectory
@@ -28,7 +28,7 @@ struct GatedOperationsTests {
             Self.app,
             entitlements: Entitlements(strings: [
                 "webcredentials:shop.example", "webcredentials:other.example", "webcredentials:163.com",
-                "applinks:unlisted.example",
+                "webcredentials:3docean.net", "webcredentials:envato.com", "applinks:unlisted.example",
             ]),
             at: Date())
         try AppRegistry(writer: vault.database).register(
@@ -44,7 +44,8 @@ struct GatedOperationsTests {
             handler: { request in
                 guard request.path == LoopbackSite.wellKnown else { return .status(404) }
                 switch request.host {
-                case "shop.example", "163.com": return .aasa(approving: [Self.app.description])
+                case "shop.example", "163.com", "3docean.net", "envato.com":
+                    return .aasa(approving: [Self.app.description])
                 case "other.example": return .aasa(approving: [Self.otherApp.description])
                 default: return .status(404)
                 }
@@ -221,5 +222,29 @@ struct GatedOperationsTests {
         #expect(await errorCode { _ = try await offlineFacade.generatePassword(for: Self.shop) } == .networkFailure)
         try await withFacade { facade in _ = try await facade.generatePassword(for: Self.shop) }
         #expect(try await offlineFacade.generatePassword(for: Self.shop).style == .strong)
+    }
+
+    @Test("shared sign-in domains are searched only with includeShared, and only when approved")
+    func sharedCredentials() async throws {
+        #expect(SharedCredentialGroups.domains(sharingCredentialsWith: "3docean.net").contains("envato.com"))
+        try vault.credentials.upsert(server: "envato.com", account: "frank", password: SecureBytes(utf8: "Envato-Pw1"))
+        try vault.credentials.upsert(server: "3docean.net", account: "gina", password: SecureBytes(utf8: "Docean-Pw1"))
+        let docean = try DomainTarget("3docean.net")
+        try await withFacade { facade in
+            #expect(try await facade.request(domain: docean).map(\.account) == ["gina"], "never merged silently")
+            let merged = try await facade.request(domain: docean, includeShared: true)
+            #expect(merged.map(\.server) == ["3docean.net", "envato.com"])
+        }
+        try await withFacade(for: Self.otherApp) { facade in
+            #expect(
+                await errorCode { _ = try await facade.request(domain: docean, includeShared: true) }
+                    == .missingEntitlement)
+        }
+        try vault.apps.register(
+            Self.app, entitlements: Entitlements(strings: ["webcredentials:3docean.net"]), at: Date())
+        try await withFacade { facade in
+            let limited = try await facade.request(domain: docean, includeShared: true)
+            #expect(limited.map(\.server) == ["3docean.net"], "a shared domain outside the entitlement is left out")
+        }
     }
 }

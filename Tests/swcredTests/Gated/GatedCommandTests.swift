@@ -154,6 +154,7 @@ struct GatedCommandTests {
         try await GatedFixture.with { fixture in
             let cases: [[String]] = [
                 ["request", "--app", "not-an-app-id", "--domain", "shop.example"],
+                ["request", "--app", Self.app, "--include-shared"],
                 ["request", "--app", Self.app, "--domain", "https://shop.example"],
                 ["request", "--app", Self.app, "--domain", "shop.example:70000"],
                 ["add", "--app", Self.app, "--domain", "shop.example", "--account", "x"],
