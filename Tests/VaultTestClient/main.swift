@@ -4,6 +4,8 @@
 //   VaultTestClient write VAULT PREFIX COUNT    upserts COUNT credentials, one transaction each
 //   VaultTestClient read VAULT SERVER ACCOUNT   prints the password
 //   VaultTestClient count VAULT                 prints the number of credentials
+//   VaultTestClient churn VAULT ACCOUNTS        adds and updates credentials until killed (see Churn.swift)
+//   VaultTestClient load VAULT SECONDS OUT      mixed lookups and upserts for SECONDS (see Load.swift)
 //
 // The secret comes from SWCRED_PASSPHRASE, or SWCRED_KEY_FILE for key-file vaults.
 import Foundation
@@ -46,6 +48,16 @@ func run(_ arguments: [String]) throws {
         print(credential.password.exposedString())
     case ("count", 2):
         print(try vault.credentials.count())
+    case ("churn", 3):
+        guard let accounts = Int(arguments[2]), accounts > 0 else {
+            throw SharedWebCredentialsError(.invalidInput, "ACCOUNTS")
+        }
+        try Churn(vault: vault, accounts: accounts).run()
+    case ("load", 4):
+        guard let seconds = Double(arguments[2]), seconds > 0 else {
+            throw SharedWebCredentialsError(.invalidInput, "SECONDS")
+        }
+        try Load(vault: vault, seconds: seconds).run(samplesPath: arguments[3])
     default:
         throw SharedWebCredentialsError(.invalidInput, "usage: see Tests/VaultTestClient/main.swift")
     }

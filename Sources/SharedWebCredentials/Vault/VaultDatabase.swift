@@ -99,12 +99,28 @@ enum VaultDatabase {
                 .integrityFailure,
                 "\(path) is not a readable swcred vault (SQLite reports it damaged or not a database).")
         case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
+            if StorageCondition.isReadOnlyFileSystem(path: path) || error.resultCode == .SQLITE_READONLY {
+                return SharedWebCredentialsError(
+                    .invalidInput,
+                    "The vault \(path) is read-only (the file, its directory or its file system): make it writable (permissions, mount options) and try again; nothing was changed."
+                )
+            }
             return SharedWebCredentialsError(
-                .invalidInput, "Cannot open the vault \(path) for writing: check its permissions and its directory's.")
+                .invalidInput,
+                "Cannot open the vault \(path) for writing: check the permissions of the file and its directory."
+            )
         case .SQLITE_FULL, .SQLITE_IOERR:
+            // SQLite reports a full disk as SQLITE_IOERR when it happens while growing the -shm file.
+            if error.resultCode == .SQLITE_FULL || StorageCondition.isNearlyFull(path: path) {
+                return SharedWebCredentialsError(
+                    .internalError,
+                    "The disk holding the vault \(path) is full: free some space and try again. Nothing was committed; the vault keeps everything saved before."
+                )
+            }
             return SharedWebCredentialsError(
                 .internalError,
-                "Reading or writing the vault \(path) failed (disk full or I/O error); nothing was committed.")
+                "Reading or writing the vault \(path) failed with an I/O error (SQLite code \(error.extendedResultCode.rawValue)): check the disk and the kernel log, then try again. Nothing was committed."
+            )
         default:
             return SharedWebCredentialsError(
                 .internalError,

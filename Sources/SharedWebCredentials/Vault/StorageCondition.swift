@@ -1,0 +1,34 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Facts about the file system under a vault, to explain an SQLite failure in plain words.
+enum StorageCondition {
+    /// Below this much free space the file system counts as full: SQLite needs at least a page
+    /// for the WAL and 32 KiB for the shared-memory file.
+    static let nearlyFullBytes: UInt64 = 64 * 1024
+
+    /// Whether the file system holding `path` (or its directory) has less than
+    /// ``nearlyFullBytes`` free for unprivileged and privileged writers alike.
+    static func isNearlyFull(path: String) -> Bool {
+        guard let info = fileSystemInfo(path: path) else { return false }
+        return UInt64(info.f_bfree) * UInt64(info.f_frsize) < nearlyFullBytes
+    }
+
+    /// Whether the file system holding `path` (or its directory) is mounted read-only.
+    static func isReadOnlyFileSystem(path: String) -> Bool {
+        guard let info = fileSystemInfo(path: path) else { return false }
+        return info.f_flag & UInt(ST_RDONLY) != 0
+    }
+
+    private static func fileSystemInfo(path: String) -> statvfs? {
+        let directory = (path as NSString).deletingLastPathComponent
+        for candidate in [path, directory.isEmpty ? "." : directory] {
+            var info = statvfs()
+            if statvfs(candidate, &info) == 0 { return info }
+        }
+        return nil
+    }
+}
