@@ -64,11 +64,13 @@ public final class TestHTTPSServer: Sendable {
     /// The port the server listens on (chosen by the system).
     public let port: Int
     private let channel: any Channel
+    private let group: MultiThreadedEventLoopGroup
     private let log: RequestLog
 
-    private init(port: Int, channel: any Channel, log: RequestLog) {
+    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, log: RequestLog) {
         self.port = port
         self.channel = channel
+        self.group = group
         self.log = log
     }
 
@@ -81,7 +83,10 @@ public final class TestHTTPSServer: Sendable {
             privateKey: .privateKey(try identity.nioSSLKey()))
         let context = try NIOSSLContext(configuration: configuration)
         let log = RequestLog()
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        // Its own thread, not the shared singleton the client under test uses: a server pumping
+        // an endless body must not starve the client's reads on a loaded machine.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -91,7 +96,7 @@ public final class TestHTTPSServer: Sendable {
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
-        return TestHTTPSServer(port: channel.localAddress!.port!, channel: channel, log: log)
+        return TestHTTPSServer(port: channel.localAddress!.port!, channel: channel, group: group, log: log)
     }
 
     /// Starts a server answering from a table of paths; other paths get 404.
@@ -105,9 +110,10 @@ public final class TestHTTPSServer: Sendable {
     /// The `--connect-to` argument that sends `host` (port 443 unless given) to this server.
     public func connectTo(_ host: String, port: Int = 443) -> String { "\(host):\(port):127.0.0.1:\(self.port)" }
 
-    /// Stops listening. Open connections are closed by their clients.
+    /// Stops listening and closes every open connection.
     public func stop() async throws {
         try await channel.close()
+        try await group.shutdownGracefully()
     }
 }
 
