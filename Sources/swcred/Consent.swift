@@ -28,11 +28,12 @@ enum Consent {
     /// they cancel.
     static func pick(from credentials: [Credential]) -> Credential? {
         if credentials.count == 1, let only = credentials.first {
-            return ask("Use the saved password for \"\(only.account)\" on \(only.location)?") ? only : nil
+            return ask("Use the saved password for \"\(Terminal.displayable(only.account))\" on \(only.location)?")
+                ? only : nil
         }
         var menu = "Saved passwords:\n"
         for (number, credential) in credentials.enumerated() {
-            menu += "  \(number + 1)) \(credential.account) on \(credential.location)\n"
+            menu += "  \(number + 1)) \(Terminal.displayable(credential.account)) on \(credential.location)\n"
         }
         menu += "Choose 1-\(credentials.count), or press Return to cancel: "
         Terminal.writeToStandardError(menu)

@@ -73,6 +73,7 @@ struct AddCommand: AsyncParsableCommand {
             output.append(generated.password + "\n")
             try output.flush()
         }
-        Terminal.writeToStandardError("swcred: \(outcome.rawValue): \"\(account)\" on \(target)\n")
+        Terminal.writeToStandardError(
+            "swcred: \(outcome.rawValue): \"\(Terminal.displayable(account))\" on \(target)\n")
     }
 }

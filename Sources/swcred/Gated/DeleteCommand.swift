@@ -37,6 +37,7 @@ struct DeleteCommand: AsyncParsableCommand {
                 try Consent.confirm(change, assumeYes: yes)
             }
         }
-        Terminal.writeToStandardError("swcred: \(outcome.rawValue): \"\(account)\" on \(target)\n")
+        Terminal.writeToStandardError(
+            "swcred: \(outcome.rawValue): \"\(Terminal.displayable(account))\" on \(target)\n")
     }
 }
