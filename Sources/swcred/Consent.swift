@@ -17,10 +17,10 @@ enum Consent {
         guard canAsk else {
             throw SharedWebCredentialsError(
                 .declined,
-                "confirmation required: \(change.kind.rawValue) of \"\(change.account)\" on \(change.domain) needs a terminal to ask on, or --yes; nothing was changed"
+                "confirmation required: \(change.kind.rawValue) of \"\(Terminal.displayable(change.account))\" on \(change.domain) needs a terminal to ask on, or --yes; nothing was changed"
             )
         }
-        return ask("\(change)")
+        return ask(Terminal.displayable(change.description))
     }
 
     /// Lets the person pick one credential: a numbered list of server and account (never the
@@ -28,11 +28,12 @@ enum Consent {
     /// they cancel.
     static func pick(from credentials: [Credential]) -> Credential? {
         if credentials.count == 1, let only = credentials.first {
-            return ask("Use the saved password for \"\(only.account)\" on \(only.location)?") ? only : nil
+            return ask("Use the saved password for \"\(Terminal.displayable(only.account))\" on \(only.location)?")
+                ? only : nil
         }
         var menu = "Saved passwords:\n"
         for (number, credential) in credentials.enumerated() {
-            menu += "  \(number + 1)) \(credential.account) on \(credential.location)\n"
+            menu += "  \(number + 1)) \(Terminal.displayable(credential.account)) on \(credential.location)\n"
         }
         menu += "Choose 1-\(credentials.count), or press Return to cancel: "
         Terminal.writeToStandardError(menu)

@@ -13,13 +13,51 @@ enum Terminal {
     static var errorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
     /// Writes one line to standard error, as `swcred: error: MESSAGE` unless `prefixed` is false.
+    /// The message is made safe first (see ``displayable(_:)``); argument-parser's own
+    /// multi-line messages (`prefixed` false) keep their line breaks.
     static func printError(_ message: String, prefixed: Bool = true) {
-        writeToStandardError(prefixed ? "swcred: error: \(message)\n" : "\(message)\n")
+        if prefixed {
+            writeToStandardError("swcred: error: \(displayable(message))\n")
+        } else {
+            let lines = message.split(separator: "\n", omittingEmptySubsequences: false)
+            writeToStandardError(lines.map { displayable(String($0)) }.joined(separator: "\n") + "\n")
+        }
     }
 
     /// Writes one line to standard error as `swcred: warning: MESSAGE`.
     static func printWarning(_ message: String) {
-        writeToStandardError("swcred: warning: \(message)\n")
+        writeToStandardError("swcred: warning: \(displayable(message))\n")
+    }
+
+    /// The longest line a diagnostic may print; longer ones lose their middle.
+    static let maximumDiagnosticLength = 1_000
+
+    /// `text` made safe for a terminal and kept to one readable line: control characters
+    /// (C0, DEL, C1) and bidirectional overrides become `\u{…}` escapes, so input echoed in a
+    /// message can neither move the cursor, recolour nor reorder the terminal, and a line longer
+    /// than ``maximumDiagnosticLength`` keeps its start and end around a note of what was left out.
+    static func displayable(_ text: String) -> String {
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            if isUnsafeForTerminal(scalar) {
+                escaped += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        guard escaped.count > maximumDiagnosticLength else { return escaped }
+        let kept = maximumDiagnosticLength / 2
+        let omitted = escaped.count - 2 * kept
+        return "\(escaped.prefix(kept))…(\(omitted) characters left out)…\(escaped.suffix(kept))"
+    }
+
+    /// Whether printing `scalar` raw could change what the terminal shows elsewhere.
+    private static func isUnsafeForTerminal(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F: true
+        case 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 
     /// Writes text to standard error unbuffered.

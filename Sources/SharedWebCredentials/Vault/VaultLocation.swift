@@ -7,10 +7,17 @@ public enum VaultLocation {
 
     /// The vault path: `explicitPath` if given, else `SWCRED_VAULT`, else
     /// `$XDG_DATA_HOME/swcred/vault.sqlite`, else `~/.local/share/swcred/vault.sqlite`.
+    /// An explicit but empty path (`--vault ""`, often an unset shell variable) is an error
+    /// rather than a silent fall back to another vault.
     public static func resolve(
         explicitPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> String {
-        if let explicitPath, !explicitPath.isEmpty { return explicitPath }
+        if let explicitPath {
+            guard !explicitPath.isEmpty else {
+                throw SharedWebCredentialsError(.invalidInput, "--vault is empty: give the path of the vault file.")
+            }
+            return explicitPath
+        }
         if let fromEnvironment = environment[environmentVariable], !fromEnvironment.isEmpty {
             return fromEnvironment
         }

@@ -67,6 +67,7 @@ struct AddCommand: AsyncParsableCommand {
             output.append(generated.password + "\n")
             try output.flush()
         }
-        Terminal.writeToStandardError("swcred: \(outcome.rawValue): \"\(credential.account)\" on \(target)\n")
+        Terminal.writeToStandardError(
+            "swcred: \(outcome.rawValue): \"\(Terminal.displayable(credential.account))\" on \(target)\n")
     }
 }

@@ -30,6 +30,7 @@ struct DeleteCommand: AsyncParsableCommand {
                 try Consent.confirm(change, assumeYes: yes)
             }
         }
-        Terminal.writeToStandardError("swcred: \(outcome.rawValue): \"\(credential.account)\" on \(target)\n")
+        Terminal.writeToStandardError(
+            "swcred: \(outcome.rawValue): \"\(Terminal.displayable(credential.account))\" on \(target)\n")
     }
 }
