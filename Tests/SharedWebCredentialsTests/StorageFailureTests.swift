@@ -87,14 +87,7 @@ struct StorageFailureTests {
     func realDiskFull() throws {
         let filesystem = try ScratchFilesystem(kibibytes: 2048)
         let path = filesystem.path("vault.sqlite")
-        do {
-            let vault = try Vault.create(
-                at: path, protection: .passphrase(SecureBytes(utf8: Support.passphrase), Support.fastKDF))
-            for index in 0..<3 {
-                try vault.credentials.upsert(
-                    server: "example.com", account: "user-\(index)", password: SecureBytes(utf8: "pw-\(index)"))
-            }
-        }
+        try seedVault(at: path)
         // Open before filling: the shared-memory file exists, so the WAL write is what fails.
         let openedBefore = try Support.open(path)
         let filler = filesystem.fill()
@@ -116,14 +109,7 @@ struct StorageFailureTests {
     func realReadOnlyFilesystem() throws {
         let filesystem = try ScratchFilesystem(kibibytes: 4096)
         let path = filesystem.path("vault.sqlite")
-        do {
-            let vault = try Vault.create(
-                at: path, protection: .passphrase(SecureBytes(utf8: Support.passphrase), Support.fastKDF))
-            for index in 0..<3 {
-                try vault.credentials.upsert(
-                    server: "example.com", account: "user-\(index)", password: SecureBytes(utf8: "pw-\(index)"))
-            }
-        }
+        try seedVault(at: path)
         try filesystem.remount(readOnly: true)
         let error = failure {
             let vault = try Support.open(path)
@@ -133,5 +119,15 @@ struct StorageFailureTests {
         #expect(error?.message.contains("read-only") == true, "\(String(describing: error))")
         try filesystem.remount(readOnly: false)
         try expectIntact(path)
+    }
+
+    /// Creates a vault at `path` holding credentials `user-0` to `user-2` on example.com, and closes it.
+    private func seedVault(at path: String) throws {
+        let vault = try Vault.create(
+            at: path, protection: .passphrase(SecureBytes(utf8: Support.passphrase), Support.fastKDF))
+        for index in 0..<3 {
+            try vault.credentials.upsert(
+                server: "example.com", account: "user-\(index)", password: SecureBytes(utf8: "pw-\(index)"))
+        }
     }
 }

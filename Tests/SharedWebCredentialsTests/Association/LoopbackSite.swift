@@ -63,6 +63,23 @@ struct LoopbackSite {
             return (verification, server.requests)
         }
     }
+
+    /// Verifies the app for `example.com` against a site answering every request with `handler`;
+    /// returns the verification and how long it took.
+    func timedVerify(
+        totalTimeout: Duration, handler: @escaping @Sendable (TestRequest) -> TestRoute
+    )
+        async throws -> (DomainVerification, Duration)
+    {
+        try await with(hosts: ["example.com"], totalTimeout: totalTimeout, handler: handler) { verifier, _ in
+            let clock = ContinuousClock()
+            let start = clock.now
+            let result = await verifier.verify([
+                (Self.app, try AssociatedDomainEntry("webcredentials:example.com"))
+            ])[0]
+            return (result, clock.now - start)
+        }
+    }
 }
 
 extension DomainVerification {

@@ -176,16 +176,7 @@ struct VerificationOverTLSTests {
         // The fetch may take up to 60 s, so a "too-large" verdict (rather than "timeout") proves
         // the cap cut it off; the time bound is loose because the suite runs in parallel on a
         // loaded 2-core machine.
-        let (result, elapsed) = try await site.with(
-            hosts: ["example.com"], totalTimeout: .seconds(60), handler: { _ in .streamForever }
-        ) { verifier, _ in
-            let clock = ContinuousClock()
-            let start = clock.now
-            let result = await verifier.verify([
-                (LoopbackSite.app, try AssociatedDomainEntry("webcredentials:example.com"))
-            ])[0]
-            return (result, clock.now - start)
-        }
+        let (result, elapsed) = try await site.timedVerify(totalTimeout: .seconds(60)) { _ in .streamForever }
         #expect(result.verdict == .denied)
         #expect(result.codes == ["too-large"])
         #expect(elapsed < .seconds(30))
@@ -211,16 +202,7 @@ struct VerificationOverTLSTests {
     func neverAnswers() async throws {
         // 2 s allowed; a server that never answers would otherwise hold the fetch forever. The
         // upper bound is loose because the suite runs in parallel on a loaded 2-core machine.
-        let (result, elapsed) = try await site.with(
-            hosts: ["example.com"], totalTimeout: .seconds(2), handler: { _ in .neverAnswer }
-        ) { verifier, _ in
-            let clock = ContinuousClock()
-            let start = clock.now
-            let result = await verifier.verify([
-                (LoopbackSite.app, try AssociatedDomainEntry("webcredentials:example.com"))
-            ])[0]
-            return (result, clock.now - start)
-        }
+        let (result, elapsed) = try await site.timedVerify(totalTimeout: .seconds(2)) { _ in .neverAnswer }
         #expect(result.verdict == .unverified)
         #expect(result.codes == ["timeout"])
         #expect(elapsed >= .seconds(2) && elapsed < .seconds(20))
