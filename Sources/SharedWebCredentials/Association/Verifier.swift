@@ -12,6 +12,23 @@ public struct Verifier: Sendable {
         self.maximumConcurrentFetches = max(1, maximumConcurrentFetches)
     }
 
+    /// Runs `body` with a verifier over a new HTTPS fetcher for `options`, and shuts the
+    /// fetcher down however `body` ends.
+    public static func withVerifier<Result>(
+        options: NetworkOptions, _ body: (Verifier) async throws -> Result
+    ) async throws -> Result {
+        let fetcher = try AASAFetcher(options: options)
+        do {
+            let result = try await body(
+                Verifier(fetcher: fetcher, maximumConcurrentFetches: options.maximumConcurrentFetches))
+            try await fetcher.shutdown()
+            return result
+        } catch {
+            try? await fetcher.shutdown()
+            throw error
+        }
+    }
+
     /// Verifies `app` for the request domain `domain`: finds the `webcredentials:` entry that
     /// covers it (exact beats wildcard) and checks that entry's site.
     ///

@@ -33,17 +33,9 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         let opened = try vault.openVault()
         let registered = try opened.apps.require(app)
-        let fetcher = try AASAFetcher(options: options)
-        let gate = AssociationGate(
-            store: opened.associations,
-            verifier: Verifier(fetcher: fetcher, maximumConcurrentFetches: options.maximumConcurrentFetches))
-        let results: [(record: AssociationRecord, check: DomainVerification)]
-        do {
-            results = try await gate.refresh(app: registered, domain: domain)
-            try await fetcher.shutdown()
-        } catch {
-            try? await fetcher.shutdown()
-            throw error
+        let results = try await Verifier.withVerifier(options: options) { verifier in
+            try await AssociationGate(store: opened.associations, verifier: verifier)
+                .refresh(app: registered, domain: domain)
         }
         if json {
             try printJSON(AssociationTable.rows(results.map(\.record)))

@@ -12,15 +12,11 @@ enum GatedSession {
         let identifier = try ApplicationIdentifier(app)
         let options = try network.networkOptions()
         let opened = try vault.openVault()
-        let fetcher = options.offline ? nil : try AASAFetcher(options: options)
-        let verifier = fetcher.map { Verifier(fetcher: $0, maximumConcurrentFetches: options.maximumConcurrentFetches) }
-        do {
-            let result = try await body(SharedWebCredentials(app: identifier, vault: opened, verifier: verifier))
-            try await fetcher?.shutdown()
-            return result
-        } catch {
-            try? await fetcher?.shutdown()
-            throw error
+        if options.offline {
+            return try await body(SharedWebCredentials(app: identifier, vault: opened, verifier: nil))
+        }
+        return try await Verifier.withVerifier(options: options) { verifier in
+            try await body(SharedWebCredentials(app: identifier, vault: opened, verifier: verifier))
         }
     }
 
