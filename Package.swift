@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "SharedWebCredentials", targets: ["SharedWebCredentials"]),
+        .library(name: "SharedWebCredentialsCore", targets: ["SharedWebCredentialsCore"]),
         .executable(name: "swcred", targets: ["swcred"]),
     ],
     dependencies: [
@@ -24,9 +25,13 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
+        // The parsers and value types, with no dependency beyond Foundation: cheap to build with
+        // fuzzing instrumentation (Fuzz/) and usable by tools that only check AASA files or rules.
+        .target(name: "SharedWebCredentialsCore"),
         .target(
             name: "SharedWebCredentials",
             dependencies: [
+                "SharedWebCredentialsCore",
                 "CSodium",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

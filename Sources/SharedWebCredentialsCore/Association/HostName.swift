@@ -83,7 +83,7 @@ public enum HostName {
     }
 
     /// Whether a string is a dotted-quad IPv4 address.
-    static func isIPv4(_ text: String) -> Bool {
+    package static func isIPv4(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4
             && parts.allSatisfy {
@@ -92,7 +92,7 @@ public enum HostName {
     }
 
     /// Whether a string is an IPv6 address literal (checked with `inet_pton`).
-    static func isIPv6(_ text: String) -> Bool {
+    package static func isIPv6(_ text: String) -> Bool {
         guard text.contains(":") else { return false }
         var address = in6_addr()
         return inet_pton(AF_INET6, text, &address) == 1
@@ -105,7 +105,7 @@ extension Character {
 }
 
 /// Parses a port number from text, requiring 1...65535.
-func parsePort(_ text: Substring, context: String) throws -> Int {
+package func parsePort(_ text: Substring, context: String) throws -> Int {
     guard !text.isEmpty, text.allSatisfy(\.isASCIIDigitCharacter), text.count <= 5, let port = Int(text),
         (1...65535).contains(port)
     else {
