@@ -12,7 +12,7 @@ let package = Package(
     targets: fuzzTargets.map { name in
         .executableTarget(
             name: name,
-            dependencies: [.product(name: "SharedWebCredentials", package: "swcred")],
+            dependencies: [.product(name: "SharedWebCredentialsCore", package: "swcred")],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         )
     }

@@ -1,4 +1,4 @@
-import SharedWebCredentials
+import SharedWebCredentialsCore
 
 /// libFuzzer entry point: any bytes, as the body of an apple-app-site-association file.
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,4 +1,4 @@
-import SharedWebCredentials
+import SharedWebCredentialsCore
 
 /// libFuzzer entry point: any bytes, decoded leniently as UTF-8, as an associated-domains
 /// entitlement entry (`webcredentials:example.com`), a domain target and an app identifier.

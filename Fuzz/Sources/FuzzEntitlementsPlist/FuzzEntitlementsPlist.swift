@@ -1,5 +1,5 @@
 import Foundation
-import SharedWebCredentials
+import SharedWebCredentialsCore
 
 /// libFuzzer entry point: any bytes, as an entitlements property list (XML or binary).
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -1,4 +1,4 @@
-import SharedWebCredentials
+import SharedWebCredentialsCore
 
 /// libFuzzer entry point: any bytes, decoded leniently as UTF-8, as a Password Rules string.
 /// Beyond not crashing, the canonical form the parser prints must parse back to itself.
