@@ -12,6 +12,11 @@ public struct Samples: Sendable {
         nanoseconds.append(Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9)
     }
 
+    /// Adds every sample of `other`.
+    public mutating func append(contentsOf other: Samples) {
+        nanoseconds.append(contentsOf: other.nanoseconds)
+    }
+
     /// The value below which `fraction` of the samples fall (nearest rank).
     public func percentile(_ fraction: Double) -> Double {
         precondition(!nanoseconds.isEmpty, "no samples")
