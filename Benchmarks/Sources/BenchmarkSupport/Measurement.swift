@@ -49,6 +49,14 @@ public func time(_ body: () throws -> Void) rethrows -> Duration {
     return clock.now - start
 }
 
+/// The CPU time this thread has used so far: what "one core" means when other processes share the
+/// machine.
+public func threadCPUTime() -> Duration {
+    var now = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+    return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
+}
+
 /// Formats nanoseconds with a readable unit.
 public func formatNanoseconds(_ value: Double) -> String {
     switch value {

@@ -40,31 +40,50 @@ public struct CommandFailure: Error, CustomStringConvertible {
     }
 }
 
+/// The timings of one command's runs.
+public struct ProcessSamples: Sendable {
+    /// Wall-clock time from start to exit.
+    public var wall = Samples()
+    /// CPU time (user + system, all threads) the process used: what it costs on an idle machine,
+    /// less disturbed than ``wall`` by other processes competing for the cores.
+    public var cpu = Samples()
+
+    /// The median wall-clock time, in nanoseconds.
+    public var median: Double { wall.median }
+}
+
 /// Times `commands` as whole processes, interleaved: after one checked warm-up run of each,
 /// every round runs each command once, starting one further along the list each round, so that
 /// changes in the machine's load fall on all of them alike. Output goes to /dev/null.
 ///
 /// - Returns: the samples of each command, in the order of `commands`.
 /// - Throws: ``CommandFailure`` if a command exits non-zero or its output lacks ``TimedCommand/expectedOutput``.
-public func timeInterleaved(_ commands: [TimedCommand], rounds: Int) throws -> [Samples] {
+public func timeInterleaved(_ commands: [TimedCommand], rounds: Int) throws -> [ProcessSamples] {
     for command in commands { try run(command) }
-    var samples = [Samples](repeating: Samples(), count: commands.count)
+    var samples = [ProcessSamples](repeating: ProcessSamples(), count: commands.count)
     for round in 0..<rounds {
         for offset in commands.indices {
             let index = (round + offset) % commands.count
-            samples[index].append(try timedRun(commands[index]))
+            let (status, wall, cpu) = try spawnAndWait(commands[index], output: "/dev/null", errors: "/dev/null")
+            guard status == 0 else {
+                throw CommandFailure(description: "\(commands[index].label) exited \(status) while timed")
+            }
+            samples[index].wall.append(wall)
+            samples[index].cpu.append(cpu)
         }
     }
     return samples
 }
 
 /// Starts `command` and waits for it, standard output and error going to the files at `output`
-/// and `errors`; returns its exit status (128 + N if killed by signal N) and the time from start
-/// to exit.
+/// and `errors`; returns its exit status (128 + N if killed by signal N), the wall-clock time
+/// from start to exit and the CPU time it used.
 ///
-/// Uses posix_spawn and waitpid: Foundation's `Process.waitUntilExit()` polls every 50 ms on
+/// Uses posix_spawn and wait4: Foundation's `Process.waitUntilExit()` polls every 50 ms on
 /// Linux, which would swamp the commands measured here.
-private func spawnAndWait(_ command: TimedCommand, output: String, errors: String) throws -> (Int32, Duration) {
+private func spawnAndWait(
+    _ command: TimedCommand, output: String, errors: String
+) throws -> (status: Int32, wall: Duration, cpu: Duration) {
     var input: [Int32] = [-1, -1]
     guard pipe(&input) == 0 else { throw CommandFailure(description: "pipe failed: errno \(errno)") }
     defer { close(input[0]) }
@@ -91,17 +110,14 @@ private func spawnAndWait(_ command: TimedCommand, output: String, errors: Strin
     guard spawned == 0 else {
         throw CommandFailure(description: "cannot start \(command.executable): errno \(spawned)")
     }
-    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
     let elapsed = clock.now - start
+    let cpu = [usage.ru_utime, usage.ru_stime].reduce(Duration.zero) {
+        $0 + .seconds($1.tv_sec) + .microseconds($1.tv_usec)
+    }
     let signal = status & 0x7f
-    return (signal == 0 ? (status >> 8) & 0xff : 128 + signal, elapsed)
-}
-
-/// Runs `command` once, outputs to /dev/null, and returns the wall-clock time from start to exit.
-private func timedRun(_ command: TimedCommand) throws -> Duration {
-    let (status, elapsed) = try spawnAndWait(command, output: "/dev/null", errors: "/dev/null")
-    guard status == 0 else { throw CommandFailure(description: "\(command.label) exited \(status) while timed") }
-    return elapsed
+    return (signal == 0 ? (status >> 8) & 0xff : 128 + signal, elapsed, cpu)
 }
 
 /// Runs `command` once, untimed, and returns its standard output (kept in a temporary file,
@@ -115,7 +131,7 @@ public func run(_ command: TimedCommand) throws -> String {
     defer { try? FileManager.default.removeItem(at: directory) }
     let outputURL = directory.appendingPathComponent("stdout")
     let errorURL = directory.appendingPathComponent("stderr")
-    let (status, _) = try spawnAndWait(command, output: outputURL.path, errors: errorURL.path)
+    let (status, _, _) = try spawnAndWait(command, output: outputURL.path, errors: errorURL.path)
     let errors = (try? String(contentsOf: errorURL, encoding: .utf8)) ?? ""
     guard status == 0 else { throw CommandFailure(description: "\(command.label) exited \(status): \(errors)") }
     let output = try String(contentsOf: outputURL, encoding: .utf8)

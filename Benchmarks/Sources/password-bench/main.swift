@@ -36,19 +36,12 @@ var report = Report(columns: ["benchmark", "result", "budget", "verdict"])
 
 let generator = PasswordGenerator(style: .strong)
 _ = generateStrong(100_000, with: generator)
-/// This thread's CPU time in seconds: what "one core" means when other processes share the machine.
-func threadCPUSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
-
 let perRun = 2_000_000
 var cpuSeconds: [Double] = []
 let samples = measure(count: 5) {
-    let start = threadCPUSeconds()
+    let start = threadCPUTime()
     _ = generateStrong(perRun, with: generator)
-    cpuSeconds.append(threadCPUSeconds() - start)
+    cpuSeconds.append(seconds(threadCPUTime() - start))
 }
 let wallRate = Double(perRun) / (samples.median / 1e9)
 let cpuRate = Double(perRun) / cpuSeconds.sorted()[cpuSeconds.count / 2]

@@ -30,7 +30,7 @@ let stores = try PeerStores.make(entries: entries, makeKDBX: CommandLine.argumen
 defer { stores.remove() }
 
 /// "a / b" as a ratio with two decimals.
-func ratio(_ a: Samples, _ b: Samples) -> String { String(format: "%.2f", a.median / b.median) }
+func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2f", a / b) }
 
 var comparisons = Report(columns: ["comparison", "swcred median", "peer median", "peer / swcred"])
 
@@ -46,7 +46,7 @@ let bulk = try timeInterleaved(
 let perPassword = bulk.map { formatNanoseconds($0.median / Double(bulkCount)) + " each" }
 comparisons.add([
     "`swcred generate --count 1000000` vs `pwgen -s 20 1000000`", perPassword[0], perPassword[1],
-    ratio(bulk[1], bulk[0]),
+    ratio(bulk[1].median, bulk[0].median),
 ])
 let single = try timeInterleaved(
     [
@@ -56,11 +56,11 @@ let single = try timeInterleaved(
     ], rounds: 20)
 comparisons.add([
     "one password per process: `swcred generate` vs `pwgen -s 20 1`", formatNanoseconds(single[0].median),
-    formatNanoseconds(single[1].median), ratio(single[1], single[0]),
+    formatNanoseconds(single[1].median), ratio(single[1].median, single[0].median),
 ])
 comparisons.add([
     "one password per process: `swcred generate` vs `keepassxc-cli generate -L 20`",
-    formatNanoseconds(single[0].median), formatNanoseconds(single[2].median), ratio(single[2], single[0]),
+    formatNanoseconds(single[0].median), formatNanoseconds(single[2].median), ratio(single[2].median, single[0].median),
 ])
 
 // 2. One lookup as a whole process, and (for 4.) the start-up floors.
@@ -93,15 +93,16 @@ let processes = try timeInterleaved(
 let lookups = Array(processes[0..<4])
 comparisons.add([
     "lookup process: `swcred request` vs `keepassxc-cli show`, same Argon2id", formatNanoseconds(lookups[0].median),
-    formatNanoseconds(lookups[1].median), ratio(lookups[1], lookups[0]),
+    formatNanoseconds(lookups[1].median), ratio(lookups[1].median, lookups[0].median),
 ])
 comparisons.add([
     "lookup process: `swcred request` (Argon2id) vs `pass show` (no KDF)", formatNanoseconds(lookups[0].median),
-    formatNanoseconds(lookups[2].median), ratio(lookups[2], lookups[0]),
+    formatNanoseconds(lookups[2].median), ratio(lookups[2].median, lookups[0].median),
 ])
 comparisons.add([
     "lookup process: `swcred request --key-file` vs `pass show` (neither has a KDF)",
-    formatNanoseconds(lookups[3].median), formatNanoseconds(lookups[2].median), ratio(lookups[2], lookups[3]),
+    formatNanoseconds(lookups[3].median), formatNanoseconds(lookups[2].median),
+    ratio(lookups[2].median, lookups[3].median),
 ])
 
 // 3. In-process lookup vs the SQLite floor, on a vault filled as vault-bench fills it.
@@ -141,38 +142,50 @@ for block in 0..<6 {  // alternating blocks of 4,000 random lookups each; the fi
 }
 comparisons.add([
     "in-process lookup, \(lookupVaultSize) credentials: `find(server:)` vs bare SQLite point query",
-    formatNanoseconds(inProcess.median), formatNanoseconds(floor.median), ratio(floor, inProcess),
+    formatNanoseconds(inProcess.median), formatNanoseconds(floor.median), ratio(floor.median, inProcess.median),
 ])
 
 // 4. The CLI's own cost beyond the KDF: the KDF alone is unlocking in-process with the
-// passphrase minus unlocking with the key (same vault content), interleaved.
+// passphrase minus unlocking with the key (same vault content), interleaved, in wall-clock and
+// in this thread's CPU time. CPU time is what a call costs on an idle machine: on a loaded one
+// the wall clock also counts waiting for a core.
 let passphrase = SecureBytes(utf8: PeerStores.passphrase)
 let key = try KeyFile.read(at: stores.keyFile)
-var unlockWithKDF = Samples()
-var unlockWithKey = Samples()
+var unlock = [(wall: Samples(), cpu: Samples()), (wall: Samples(), cpu: Samples())]
 for _ in 0..<9 {
-    unlockWithKDF.append(try time { _ = try Vault.open(at: stores.passphraseVault, secret: .passphrase(passphrase)) })
-    unlockWithKey.append(try time { _ = try Vault.open(at: stores.keyFileVault, secret: .key(key)) })
+    for (index, secret) in [VaultSecret.passphrase(passphrase), .key(key)].enumerated() {
+        let path = index == 0 ? stores.passphraseVault : stores.keyFileVault
+        let cpuStart = threadCPUTime()
+        unlock[index].wall.append(try time { _ = try Vault.open(at: path, secret: secret) })
+        unlock[index].cpu.append(threadCPUTime() - cpuStart)
+    }
 }
-let kdf = unlockWithKDF.median - unlockWithKey.median
-let overheadByDifference = lookups[0].median - kdf
-let overheadWithoutKDF = lookups[3].median
+let kdf = (wall: unlock[0].wall.median - unlock[1].wall.median, cpu: unlock[0].cpu.median - unlock[1].cpu.median)
 let budget = 30e6
-var overhead = Report(columns: ["CLI call's own overhead beyond the KDF", "result", "budget", "verdict"])
-overhead.add(["floor: start any process (`true`)", formatNanoseconds(processes[6].median), "", ""])
-overhead.add([
-    "floor: start a Swift program that loads Foundation", formatNanoseconds(processes[5].median), "", "",
-])
-overhead.add(["`swcred --help` (start-up and argument parsing)", formatNanoseconds(processes[4].median), "", ""])
-overhead.add(["Argon2id (opslimit 3, 64 MiB) alone, in-process", formatNanoseconds(kdf), "", ""])
-overhead.add([
-    "`swcred request` with the default KDF, minus the KDF", formatNanoseconds(overheadByDifference), "< 30 ms",
-    overheadByDifference < budget ? "ok" : "OVER",
-])
-overhead.add([
-    "`swcred request --key-file` (no KDF at all)", formatNanoseconds(overheadWithoutKDF), "< 30 ms",
-    overheadWithoutKDF < budget ? "ok" : "OVER",
-])
+
+/// "WALL / CPU" for a report cell.
+func wallAndCPU(_ wall: Double, _ cpu: Double) -> String { "\(formatNanoseconds(wall)) / \(formatNanoseconds(cpu))" }
+
+/// A budget row: the verdict goes by CPU time, with the wall clock's shown beside it.
+func budgetRow(_ name: String, wall: Double, cpu: Double) -> [String] {
+    [name, wallAndCPU(wall, cpu), "< 30 ms", cpu < budget ? (wall < budget ? "ok" : "ok in CPU time") : "OVER"]
+}
+
+var overhead = Report(columns: ["CLI call's own overhead beyond the KDF", "wall / CPU median", "budget", "verdict"])
+for (name, index) in [
+    ("floor: start any process (`true`)", 6), ("floor: start a Swift program that loads Foundation", 5),
+    ("`swcred --help` (start-up and argument parsing)", 4),
+] {
+    overhead.add([name, wallAndCPU(processes[index].wall.median, processes[index].cpu.median), "", ""])
+}
+overhead.add(["Argon2id (opslimit 3, 64 MiB) alone, in-process", wallAndCPU(kdf.wall, kdf.cpu), "", ""])
+overhead.add(
+    budgetRow(
+        "`swcred request` with the default KDF, minus the KDF", wall: lookups[0].wall.median - kdf.wall,
+        cpu: lookups[0].cpu.median - kdf.cpu))
+overhead.add(
+    budgetRow(
+        "`swcred request --key-file` (no KDF at all)", wall: lookups[3].wall.median, cpu: lookups[3].cpu.median))
 
 let versions = try run(
     TimedCommand(
