@@ -28,40 +28,46 @@ struct PeerStores {
     let gnupgHome: String
     let passwordStore: String
     /// What the KDBX file's header says, read back by make-kdbx.py.
-    let kdbxParameters: String
+    private(set) var kdbxParameters = ""
 
     /// Makes every store with `entries` credentials; `makeKDBX` is Benchmarks/make-kdbx.py.
     static func make(entries: Int, makeKDBX: String) throws -> PeerStores {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("peers-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
-        let passphraseVault = path("vault.sqlite")
-        try fill(
+        var stores = PeerStores(
+            entries: entries, directory: directory, passphraseVault: path("vault.sqlite"),
+            keyFileVault: path("vault-keyfile.sqlite"), keyFile: path("vault.key"), kdbx: path("peer.kdbx"),
+            gnupgHome: path("gnupg"), passwordStore: path("password-store"))
+        do {
+            try stores.fill(makeKDBX: makeKDBX)
+            return stores
+        } catch {
+            stores.remove()
+            throw error
+        }
+    }
+
+    /// Makes each store.
+    private mutating func fill(makeKDBX: String) throws {
+        try Self.seed(
             try Vault.create(
-                at: passphraseVault, protection: .passphrase(SecureBytes(utf8: passphrase), .default)),
+                at: passphraseVault, protection: .passphrase(SecureBytes(utf8: Self.passphrase), .default)),
             entries: entries)
-        try fill(
-            try Vault.create(at: path("vault-keyfile.sqlite"), protection: .newKeyFile(path: path("vault.key"))),
-            entries: entries)
-        let kdbxParameters = try run(
+        try Self.seed(try Vault.create(at: keyFileVault, protection: .newKeyFile(path: keyFile)), entries: entries)
+        kdbxParameters = try run(
             TimedCommand(
                 "make-kdbx.py", executable: makeKDBX,
                 arguments: [
-                    path("peer.kdbx"), "\(entries)", "\(KDFParameters.default.opslimit)",
-                    "\(KDFParameters.default.memlimit)",
+                    kdbx, "\(entries)", "\(KDFParameters.default.opslimit)", "\(KDFParameters.default.memlimit)",
                 ],
-                input: Data("\(passphrase)\n\(password)\n".utf8)))
-        let stores = PeerStores(
-            entries: entries, directory: directory, passphraseVault: passphraseVault,
-            keyFileVault: path("vault-keyfile.sqlite"), keyFile: path("vault.key"), kdbx: path("peer.kdbx"),
-            gnupgHome: path("gnupg"), passwordStore: path("password-store"),
-            kdbxParameters: kdbxParameters.trimmingCharacters(in: .whitespacesAndNewlines))
-        try stores.makePasswordStore()
-        return stores
+                input: Data("\(Self.passphrase)\n\(Self.password)\n".utf8))
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        try makePasswordStore()
     }
 
     /// Registers ``app`` with a fresh approval for ``server`` and adds `entries` credentials.
-    private static func fill(_ vault: Vault, entries: Int) throws {
+    private static func seed(_ vault: Vault, entries: Int) throws {
         let app = try ApplicationIdentifier(Self.app)
         let entitlements = try Entitlements(strings: ["webcredentials:\(server)"])
         let now = Date()
@@ -120,6 +126,28 @@ struct PeerStores {
                     "pass insert", executable: pass, arguments: ["insert", "--echo", name],
                     environment: passEnvironment, input: Data("\(secret)\n".utf8)))
         }
+    }
+
+    /// The peers' package versions, the store size and the KDF parameters each store really has
+    /// (the KDBX file's as read back from its header and as `keepassxc-cli db-info` reports them).
+    func describe() throws -> String {
+        let versions = try run(
+            TimedCommand(
+                "dpkg-query", executable: try executablePath(named: "dpkg-query"),
+                arguments: [
+                    "-W", "-f", "${Package} ${Version}; ", "pwgen", "keepassxc", "pass", "gnupg", "libsodium23",
+                    "libargon2-1", "libsqlite3-0",
+                ]))
+        let info = try run(
+            TimedCommand(
+                "keepassxc-cli db-info", executable: try executablePath(named: "keepassxc-cli"),
+                arguments: ["db-info", "--quiet", kdbx], input: Data("\(Self.passphrase)\n".utf8)))
+        let kdf = info.split(separator: "\n").first { $0.hasPrefix("KDF:") } ?? "no KDF line"
+        return """
+            packages: \(versions)
+            vaults, KDBX and pass store: \(entries) credentials each; swcred KDF: \(KDFParameters.default)
+            KDBX header: \(kdbxParameters); keepassxc-cli db-info: \(kdf)
+            """
     }
 
     /// Stops the gpg-agent that `pass` started for this GNUPGHOME and removes every store.
