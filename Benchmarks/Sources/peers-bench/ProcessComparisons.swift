@@ -1,7 +1,7 @@
 import BenchmarkSupport
 import Foundation
 
-/// Adds the whole-process comparisons to `report`: password generation (in bulk and one per
+/// Adds the whole-process comparisons to `comparisons`: password generation (in bulk and one per
 /// process) and one lookup per process against each peer's store.
 ///
 /// - Returns: the samples of the lookup group, in this order: `swcred request` (default KDF),
@@ -12,6 +12,7 @@ func compareProcesses(
 ) throws -> [ProcessSamples] {
     let swcred = binaries + "/swcred"
     let keepassxc = try executablePath(named: "keepassxc-cli")
+
     // Generation.
     let bulkCount = 1_000_000
     let bulk = try timeInterleaved(
