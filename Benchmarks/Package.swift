@@ -9,12 +9,19 @@ let package = Package(
     name: "swcred-benchmarks",
     platforms: [.macOS(.v14)],
     dependencies: [
-        .package(name: "swcred", path: "..")
+        .package(name: "swcred", path: ".."),
+        // The same GRDB the library uses, for its raw SQLite C module: the floor under a lookup.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .target(name: "BenchmarkSupport"),
         .executableTarget(name: "vault-bench", dependencies: [library, "BenchmarkSupport"]),
         .executableTarget(name: "password-bench", dependencies: [library, "BenchmarkSupport"]),
         .executableTarget(name: "association-bench", dependencies: [library, "BenchmarkSupport"]),
+        .executableTarget(name: "foundation-startup"),
+        .executableTarget(
+            name: "peers-bench",
+            dependencies: [library, "BenchmarkSupport", .product(name: "GRDBSQLite", package: "GRDB.swift")]
+        ),
     ]
 )

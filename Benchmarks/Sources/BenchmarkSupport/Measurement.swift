@@ -12,6 +12,11 @@ public struct Samples: Sendable {
         nanoseconds.append(Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9)
     }
 
+    /// Adds every sample of `other`.
+    public mutating func append(contentsOf other: Samples) {
+        nanoseconds.append(contentsOf: other.nanoseconds)
+    }
+
     /// The value below which `fraction` of the samples fall (nearest rank).
     public func percentile(_ fraction: Double) -> Double {
         precondition(!nanoseconds.isEmpty, "no samples")
@@ -42,6 +47,14 @@ public func time(_ body: () throws -> Void) rethrows -> Duration {
     let start = clock.now
     try body()
     return clock.now - start
+}
+
+/// The CPU time this thread has used so far: what "one core" means when other processes share the
+/// machine.
+public func threadCPUTime() -> Duration {
+    var now = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+    return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
 }
 
 /// Formats nanoseconds with a readable unit.
