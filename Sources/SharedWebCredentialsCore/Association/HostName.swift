@@ -67,6 +67,11 @@ public enum HostName {
                             || $0.properties.generalCategory == .spacingMark
                 })
             else { throw invalid("the label \"\(label)\" contains a character not allowed in host names") }
+            // "xn--" plus at least one character per scalar: a longer label can never fit in 63,
+            // and refusing it here keeps huge labels away from the quadratic Punycode encoder.
+            if label.unicodeScalars.count > 59 {
+                throw invalid("the label \"\(label)\" is longer than 63 characters in its xn-- form")
+            }
             guard let encoded = Punycode.encode(label) else {
                 throw invalid("the label \"\(label)\" cannot be encoded")
             }
@@ -87,21 +92,26 @@ public enum HostName {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 4
             && parts.allSatisfy {
-                !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCIIDigitCharacter) && Int($0)! <= 255
+                !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCIIDigitCharacter) && UInt8($0) != nil
             }
     }
 
-    /// Whether a string is an IPv6 address literal (checked with `inet_pton`).
+    /// Whether a string is an IPv6 address literal (checked with `inet_pton`). Only hex digits,
+    /// colons and dots reach `inet_pton`: it reads a C string, so `::1` NUL `junk` would pass.
     package static func isIPv6(_ text: String) -> Bool {
-        guard text.contains(":") else { return false }
+        guard text.contains(":"),
+            text.unicodeScalars.allSatisfy({ $0.properties.isASCIIHexDigit || $0 == ":" || $0 == "." })
+        else { return false }
         var address = in6_addr()
         return inet_pton(AF_INET6, text, &address) == 1
     }
 }
 
 extension Character {
-    /// Whether the character is one of the ASCII digits 0-9.
-    var isASCIIDigitCharacter: Bool { ("0"..."9").contains(self) }
+    /// Whether the character is exactly one of the ASCII digits 0-9. (A range of `Character`s
+    /// would not do: `("0"..."9").contains("1\u{301}")` is true, since a digit followed by a
+    /// combining mark sorts between "0" and "9".)
+    var isASCIIDigitCharacter: Bool { asciiValue.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false }
 }
 
 /// Parses a port number from text, requiring 1...65535.
