@@ -2,8 +2,9 @@ import BenchmarkSupport
 import Foundation
 import SharedWebCredentials
 
-/// DESIGN.md's budget "a CLI call's own overhead beyond the KDF: under 30 ms", measured two
-/// ways, with the start-up floors under it; `processes` are ``compareProcesses``'s samples.
+/// DESIGN.md's budget "a CLI call's own overhead beyond the KDF: under 30 ms", measured as a
+/// whole `swcred request --key-file` process, with the start-up floors under it and the KDF's own
+/// cost beside it; `processes` are ``compareProcesses``'s samples.
 func overheadReport(stores: PeerStores, processes: [ProcessSamples]) throws -> Report {
     // The KDF alone is unlocking in-process with the passphrase minus unlocking with the key (same
     // vault content), interleaved, in wall-clock and in this thread's CPU time. CPU time is what a
@@ -40,10 +41,9 @@ func overheadReport(stores: PeerStores, processes: [ProcessSamples]) throws -> R
         overhead.add([name, wallAndCPU(processes[index].wall.median, processes[index].cpu.median), "", ""])
     }
     overhead.add(["Argon2id (opslimit 3, 64 MiB) alone, in-process", wallAndCPU(kdf.wall, kdf.cpu), "", ""])
-    overhead.add(
-        budgetRow(
-            "`swcred request` with the default KDF, minus the KDF", wall: processes[0].wall.median - kdf.wall,
-            cpu: processes[0].cpu.median - kdf.cpu))
+    // The budget is judged on the key-file call, which does everything a request does but the KDF.
+    // Subtracting the KDF from a full call would mean subtracting two numbers of about 150 ms
+    // measured in different processes: on a loaded machine that difference even went negative.
     overhead.add(
         budgetRow(
             "`swcred request --key-file` (no KDF at all)", wall: processes[3].wall.median, cpu: processes[3].cpu.median)
