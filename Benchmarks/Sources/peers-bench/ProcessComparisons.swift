@@ -13,6 +13,14 @@ func compareProcesses(
     let swcred = binaries + "/swcred"
     let keepassxc = try executablePath(named: "keepassxc-cli")
 
+    /// One row: swcred's median, the peer's, and how many times longer the peer took.
+    func compare(_ name: String, _ swcredSamples: ProcessSamples, _ peerSamples: ProcessSamples) {
+        comparisons.add([
+            name, formatNanoseconds(swcredSamples.median), formatNanoseconds(peerSamples.median),
+            ratio(peerSamples.median, swcredSamples.median),
+        ])
+    }
+
     // Generation.
     let bulkCount = 1_000_000
     let bulk = try timeInterleaved(
@@ -34,15 +42,8 @@ func compareProcesses(
                 "pwgen -s 20 1", executable: try executablePath(named: "pwgen"), arguments: ["-s", "20", "1"]),
             TimedCommand("keepassxc-cli generate", executable: keepassxc, arguments: ["generate", "-L", "20"]),
         ], rounds: 20)
-    comparisons.add([
-        "one password per process: `swcred generate` vs `pwgen -s 20 1`", formatNanoseconds(single[0].median),
-        formatNanoseconds(single[1].median), ratio(single[1].median, single[0].median),
-    ])
-    comparisons.add([
-        "one password per process: `swcred generate` vs `keepassxc-cli generate -L 20`",
-        formatNanoseconds(single[0].median), formatNanoseconds(single[2].median),
-        ratio(single[2].median, single[0].median),
-    ])
+    compare("one password per process: `swcred generate` vs `pwgen -s 20 1`", single[0], single[1])
+    compare("one password per process: `swcred generate` vs `keepassxc-cli generate -L 20`", single[0], single[2])
 
     // One lookup as a whole process, and the start-up floors.
     let request = ["request", "--offline", "--app", PeerStores.app, "--domain", PeerStores.server, "--all"]
@@ -71,20 +72,10 @@ func compareProcesses(
                 "foundation-startup", executable: binaries + "/foundation-startup", arguments: []),
             TimedCommand("true", executable: try executablePath(named: "true"), arguments: []),
         ], rounds: 21)
-    comparisons.add([
-        "lookup process: `swcred request` vs `keepassxc-cli show`, same Argon2id",
-        formatNanoseconds(processes[0].median),
-        formatNanoseconds(processes[1].median), ratio(processes[1].median, processes[0].median),
-    ])
-    comparisons.add([
-        "lookup process: `swcred request` (Argon2id) vs `pass show` (no KDF)", formatNanoseconds(processes[0].median),
-        formatNanoseconds(processes[2].median), ratio(processes[2].median, processes[0].median),
-    ])
-    comparisons.add([
-        "lookup process: `swcred request --key-file` vs `pass show` (neither has a KDF)",
-        formatNanoseconds(processes[3].median), formatNanoseconds(processes[2].median),
-        ratio(processes[2].median, processes[3].median),
-    ])
+    compare("lookup process: `swcred request` vs `keepassxc-cli show`, same Argon2id", processes[0], processes[1])
+    compare("lookup process: `swcred request` (Argon2id) vs `pass show` (no KDF)", processes[0], processes[2])
+    compare(
+        "lookup process: `swcred request --key-file` vs `pass show` (neither has a KDF)", processes[3], processes[2])
 
     return processes
 }
