@@ -34,27 +34,17 @@ enum PassphraseInput {
     /// Asks on the terminal with echo turned off and reads one line into locked memory.
     static func promptWithoutEcho(_ prompt: String) throws -> SecureBytes {
         Terminal.writeToStandardError(prompt)
-        var saved = termios()
-        guard tcgetattr(STDIN_FILENO, &saved) == 0 else {
-            throw SharedWebCredentialsError(
-                .vaultLocked, "Cannot read the terminal settings to prompt for a passphrase.")
-        }
-        var silent = saved
-        silent.c_lflag &= ~tcflag_t(ECHO)
-        silent.c_lflag |= tcflag_t(ECHONL)
-        guard tcsetattr(STDIN_FILENO, TCSANOW, &silent) == 0 else {
-            throw SharedWebCredentialsError(.vaultLocked, "Cannot turn off terminal echo to prompt for a passphrase.")
-        }
-        defer { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
-        var length = 0
-        let line = SecureBytes(count: PassphraseFile.maximumLength) { buffer in
-            var byte: UInt8 = 0
-            while length < buffer.count, Glibc.read(STDIN_FILENO, &byte, 1) == 1, byte != 0x0A {
-                buffer[length] = byte
-                length += 1
+        return try TerminalEchoGuard.withEchoOff {
+            var length = 0
+            let line = SecureBytes(count: PassphraseFile.maximumLength) { buffer in
+                var byte: UInt8 = 0
+                while length < buffer.count, Glibc.read(STDIN_FILENO, &byte, 1) == 1, byte != 0x0A {
+                    buffer[length] = byte
+                    length += 1
+                }
+                byte = 0
             }
-            byte = 0
+            return line.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
         }
-        return line.withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
     }
 }
