@@ -51,10 +51,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .target(name: "CSpawnSupport", path: "Tests/CSpawnSupport"),
         .target(
             name: "TestSupport",
             dependencies: [
                 "SharedWebCredentials",
+                "CSpawnSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import CSpawnSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -70,7 +71,9 @@ public final class TerminalSession {
 
     /// Runs the tmux command that starts the server, with posix_spawn and waitpid rather than
     /// Foundation's Process: Process learns of a child's exit through a descriptor the child
-    /// inherits, and the tmux server forked from the client would hold it open forever.
+    /// inherits, and the tmux server forked from the client would hold it open forever. For the
+    /// same reason the child gets no descriptor but the three standard ones: a pipe another test
+    /// has open at this moment would otherwise stay open as long as the server runs.
     private func startServer(_ arguments: [String]) throws {
         let words = ["tmux", "-L", socket, "-f", "/dev/null"] + arguments
         var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
@@ -80,6 +83,11 @@ public final class TerminalSession {
         defer { posix_spawn_file_actions_destroy(&actions) }
         for descriptor: Int32 in 0...2 {
             posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_RDWR, 0)
+        }
+        let closing = cspawn_add_close_from(&actions, 3)
+        guard closing == 0 else {
+            throw TerminalSessionError(
+                message: "cannot set up tmux's descriptors: \(String(cString: strerror(closing)))")
         }
         var pid = pid_t()
         let spawned = posix_spawnp(&pid, "tmux", &actions, nil, &argv, environ)
