@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -8,6 +8,13 @@ let package = Package(
         .library(name: "SharedWebCredentials", targets: ["SharedWebCredentials"]),
         .library(name: "SharedWebCredentialsCore", targets: ["SharedWebCredentialsCore"]),
         .executable(name: "swcred", targets: ["swcred"]),
+    ],
+    traits: [
+        .trait(
+            name: "GuardedSecrets",
+            description:
+                "Every secret in its own sodium_malloc allocation between guard pages, so an out-of-bounds access in the unsafe code traps. For test runs (Scripts/test --guarded): slower, and each secret costs a few pages."
+        )
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),

@@ -8,12 +8,20 @@ import Synchronization
 /// matter for secrets (memory locked into RAM so it is never swapped, zeroed the moment a
 /// buffer is released) and pays the system-call cost once per 64 KiB slab. Buffers larger than
 /// the biggest size class get their own `sodium_malloc` allocation with guard pages.
+///
+/// Built with the `GuardedSecrets` trait there are no slabs: every buffer is its own
+/// `sodium_malloc` allocation, ending at a guard page and preceded by a canary, so a test run
+/// turns any out-of-bounds access to a secret into a crash.
 final class SecureMemoryPool: Sendable {
     /// The process-wide pool.
     static let shared = SecureMemoryPool()
 
     /// Chunk sizes served from slabs; requests round up to the next one.
-    private static let sizeClasses = [64, 256, 1024, 4096]
+    #if GuardedSecrets
+        private static let sizeClasses: [Int] = []
+    #else
+        private static let sizeClasses = [64, 256, 1024, 4096]
+    #endif
     private static let slabSize = 64 * 1024
 
     /// Free chunk addresses per size class (stored as integers, which are `Sendable`).
