@@ -85,38 +85,4 @@ struct PathologicalRulesTests {
         #expect(bound.probability <= exact.probability)
         #expect(bound.probability > 0.9 * exact.probability, "bound \(bound.probability), exact \(exact.probability)")
     }
-
-    @Test(
-        "merging required sets keeps the count exact: duplicates, supersets and the whole alphabet",
-        arguments: [
-            (
-                "allowed: [abcx]; required: [x]; required: [x]; required: [ax]; minlength: 6; maxlength: 6; max-repeating: 2",
-                "abcx", 6
-            ),
-            (
-                "allowed: [abc1]; required: [abc1]; required: [1]; required: [b1]; minlength: 6; maxlength: 6; max-sequential: 2",
-                "abc1", 6
-            ),
-            (
-                "allowed: [ab12]; required: [a]; required: [2]; minlength: 7; maxlength: 7; max-sequential: 2; max-repeating: 1",
-                "ab12", 7
-            ),
-        ])
-    func reductionsStayExact(text: String, alphabet: String, length: Int) throws {
-        let rules = PasswordRulesParser.parse(text).rules
-        let validator = IndependentRulesValidator(rules)
-        let characters = Array(alphabet)
-        var accepted = 0
-        for code in 0..<Int(pow(Double(characters.count), Double(length))) {
-            var rest = code
-            var password = ""
-            for _ in 0..<length {
-                password.append(characters[rest % characters.count])
-                rest /= characters.count
-            }
-            if validator.violation(password) == nil { accepted += 1 }
-        }
-        let generator = try PasswordGenerator(rules: rules)
-        #expect(abs(generator.next().entropyBits - log2(Double(accepted))) < 1e-9)
-    }
 }

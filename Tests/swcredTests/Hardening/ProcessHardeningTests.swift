@@ -12,6 +12,15 @@ import Testing
 struct ProcessHardeningTests {
     static let passphrase = ["SWCRED_PASSPHRASE": "test passphrase"]
 
+    /// Creates a vault in `directory` and returns the environment that opens it.
+    static func makeVault(in directory: TemporaryDirectory) throws -> [String: String] {
+        let environment = passphrase.merging(["SWCRED_VAULT": directory.path("vault.sqlite")]) { $1 }
+        let created = try SwcredProcess.run(
+            ["init", "--kdf-opslimit", "1", "--kdf-memlimit", "8192"], environment: environment)
+        #expect(created.status == 0, "\(created.stderr)")
+        return environment
+    }
+
     /// Starts `swcred add ... --password-stdin` through `sh -c 'ulimit -c LIMIT; exec ...'` in
     /// `directory`: it blocks reading the password from a pipe that stays open, before it
     /// touches any vault.
@@ -100,11 +109,7 @@ struct ProcessHardeningTests {
     @Test("status reports core dumps off, and allowed with the opt-out")
     func statusShowsCoreDumps() throws {
         let directory = try TemporaryDirectory()
-        let vault = directory.path("vault.sqlite")
-        let environment = Self.passphrase.merging(["SWCRED_VAULT": vault]) { $1 }
-        #expect(
-            try SwcredProcess.run(["init", "--kdf-opslimit", "1", "--kdf-memlimit", "8192"], environment: environment)
-                .status == 0)
+        let environment = try Self.makeVault(in: directory)
         let hardened = try SwcredProcess.run(
             ["-c", "ulimit -c unlimited; exec \"$0\" status --json", SwcredProcess.executableURL.path],
             environment: environment, executable: URL(fileURLWithPath: "/bin/sh"))
@@ -122,11 +127,7 @@ struct ProcessHardeningTests {
     @Test("when mlock fails under a small ulimit -l, status says so and one warning is printed")
     func memoryLockFailure() throws {
         let directory = try TemporaryDirectory()
-        let vault = directory.path("vault.sqlite")
-        let environment = Self.passphrase.merging(["SWCRED_VAULT": vault]) { $1 }
-        #expect(
-            try SwcredProcess.run(["init", "--kdf-opslimit", "1", "--kdf-memlimit", "8192"], environment: environment)
-                .status == 0)
+        let environment = try Self.makeVault(in: directory)
         let normal = try SwcredProcess.run(["status", "--verify"], environment: environment)
         #expect(normal.stdout.contains("memory lock:  locked"), "\(normal.stdout)")
         #expect(!normal.stderr.contains("locked into memory"))
