@@ -51,10 +51,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // prctl for the tool's process hardening (no core dumps); Swift cannot call variadic C.
+        .target(name: "CProcessHardening"),
         .executableTarget(
             name: "swcred",
             dependencies: [
                 "SharedWebCredentials",
+                "CProcessHardening",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

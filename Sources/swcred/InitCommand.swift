@@ -39,6 +39,6 @@ struct InitCommand: ParsableCommand {
             protection = .passphrase(passphrase, parameters)
         }
         _ = try Vault.create(at: path, protection: protection)
-        print("Created vault \(path)")
+        TextOutput.line("Created vault \(path)")
     }
 }

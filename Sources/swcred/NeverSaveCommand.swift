@@ -40,16 +40,16 @@ struct NeverSaveCommand: ParsableCommand {
         let target = try host.map { try DomainTarget($0) }
         let store = try vault.openVault().neverSave
         if list {
-            for marked in try store.hosts() { print(marked) }
+            for marked in try store.hosts() { TextOutput.line(marked) }
             return
         }
         guard let target else { return }
         if clear {
             let existed = try store.clear(target.host)
-            print(existed ? "\(target.host): mark cleared" : "\(target.host) was not marked")
+            TextOutput.line(existed ? "\(target.host): mark cleared" : "\(target.host) was not marked")
         } else {
             try store.mark(target.host)
-            print("\(target.host): apps can no longer save passwords for it")
+            TextOutput.line("\(target.host): apps can no longer save passwords for it")
         }
     }
 }

@@ -31,6 +31,6 @@ struct PasswdCommand: ParsableCommand {
                 .invalidInput, "The new passphrase is empty: choose a non-empty passphrase.")
         }
         try opened.changePassphrase(to: newPassphrase, parameters: parameters)
-        print("Changed the passphrase of \(opened.path)")
+        TextOutput.line("Changed the passphrase of \(opened.path)")
     }
 }

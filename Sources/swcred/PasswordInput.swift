@@ -6,7 +6,8 @@ enum PasswordInput {
     /// one trailing newline, straight into locked memory.
     static func readFromStandardInput(account: String, domain: DomainTarget) throws -> SecureBytes {
         if Terminal.inputIsTerminal {
-            return try PassphraseInput.promptWithoutEcho("Password for \"\(account)\" on \(domain): ")
+            return try PassphraseInput.promptWithoutEcho(
+                "Password for \"\(Terminal.displayable(account))\" on \(domain): ")
         }
         return try PassphraseFile.read(at: "/dev/stdin", what: "password on standard input")
     }

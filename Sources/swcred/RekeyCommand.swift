@@ -18,6 +18,6 @@ struct RekeyCommand: ParsableCommand {
         let opened = try vault.openVault()
         try opened.rotateKey()
         let count = try opened.credentials.count()
-        print("Rotated the vault key of \(opened.path); re-encrypted \(count) credentials.")
+        TextOutput.line("Rotated the vault key of \(opened.path); re-encrypted \(count) credentials.")
     }
 }

@@ -39,7 +39,7 @@ struct RulesParseCommand: ParsableCommand {
         if json {
             try printJSON(["canonical": parsed.rules.description, "warnings": parsed.warnings])
         } else {
-            print(parsed.rules.description)
+            TextOutput.line(parsed.rules.description)
         }
     }
 }
@@ -69,18 +69,19 @@ struct RulesShowCommand: ParsableCommand {
             return
         }
         guard let quirk else {
-            print("no password rules are listed for \(host.lowercased()); the defaults apply: \(parsed.rules)")
+            TextOutput.line(
+                "no password rules are listed for \(host.lowercased()); the defaults apply: \(parsed.rules)")
             return
         }
         let scope = quirk.exactDomainMatchOnly ? " (exact-domain-match-only)" : ""
-        print("entry: \(quirk.domain)\(scope)")
-        print("rules: \(quirk.rulesText)")
-        print("canonical: \(parsed.rules)")
+        TextOutput.line("entry: \(quirk.domain)\(scope)")
+        TextOutput.line("rules: \(quirk.rulesText)")
+        TextOutput.line("canonical: \(parsed.rules)")
     }
 }
 
 /// Prints a JSON object with sorted keys.
 private func printJSON(_ object: [String: Any]) throws {
     let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-    print(String(decoding: data, as: UTF8.self))
+    TextOutput.json(data)
 }

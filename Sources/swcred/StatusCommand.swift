@@ -26,9 +26,9 @@ struct StatusCommand: ParsableCommand {
         var damaged: Int?
         if verify { damaged = try vault.openVault().credentials.verify().damaged }
         if json {
-            print(try jsonText(status, damaged: damaged))
+            TextOutput.json(try jsonText(status, damaged: damaged).utf8)
         } else {
-            print(text(status, damaged: damaged))
+            for line in lines(status, damaged: damaged) { TextOutput.line(line) }
         }
         if let damaged, damaged > 0 {
             throw SharedWebCredentialsError(
@@ -38,7 +38,21 @@ struct StatusCommand: ParsableCommand {
         }
     }
 
-    private func text(_ status: VaultStatus, damaged: Int?) -> String {
+    /// Whether this process's secrets are locked into RAM (a probe makes one if none was yet).
+    private static var memoryLock: (isLocked: Bool, text: String) {
+        switch SecretMemory.probe() {
+        case .failed(let reason): (false, "NOT locked, secrets may be swapped to disk (\(reason))")
+        case .locked, .unused: (true, "locked")
+        }
+    }
+
+    /// Whether a crash could leave a core file, and why.
+    private static var coreDumps: String {
+        if ProcessHardening.coreDumpsPossible { return "allowed (\(ProcessHardening.optOutVariable)=1)" }
+        return ProcessHardening.isOptedOut ? "off (the core size limit is 0)" : "off"
+    }
+
+    private func lines(_ status: VaultStatus, damaged: Int?) -> [String] {
         let protection =
             switch status.protection {
             case .keyFile: "key file"
@@ -52,7 +66,9 @@ struct StatusCommand: ParsableCommand {
             "never-save:   \(status.neverSaveCount)",
         ]
         if let damaged { lines.append("damaged:      \(damaged)") }
-        return lines.joined(separator: "\n")
+        lines.append("memory lock:  \(Self.memoryLock.text)")
+        lines.append("core dumps:   \(Self.coreDumps)")
+        return lines
     }
 
     private struct JSONStatus: Encodable {
@@ -68,9 +84,13 @@ struct StatusCommand: ParsableCommand {
         let credentials: Int
         let neverSave: Int
         let damaged: Int?
+        let memoryLocked: Bool
+        let coreDumps: Bool
 
         enum CodingKeys: String, CodingKey {
             case path, protection, kdf, credentials, damaged
+            case memoryLocked = "memory_locked"
+            case coreDumps = "core_dumps"
             case formatVersion = "format_version"
             case neverSave = "never_save"
         }
@@ -90,7 +110,8 @@ struct StatusCommand: ParsableCommand {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let value = JSONStatus(
             path: status.path, formatVersion: status.formatVersion, protection: protection, kdf: kdf,
-            credentials: status.credentialCount, neverSave: status.neverSaveCount, damaged: damaged)
+            credentials: status.credentialCount, neverSave: status.neverSaveCount, damaged: damaged,
+            memoryLocked: Self.memoryLock.isLocked, coreDumps: ProcessHardening.coreDumpsPossible)
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

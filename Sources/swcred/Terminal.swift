@@ -1,3 +1,5 @@
+import SharedWebCredentials
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -32,32 +34,15 @@ enum Terminal {
     /// The longest line a diagnostic may print; longer ones lose their middle.
     static let maximumDiagnosticLength = 1_000
 
-    /// `text` made safe for a terminal and kept to one readable line: control characters
-    /// (C0, DEL, C1) and bidirectional overrides become `\u{…}` escapes, so input echoed in a
-    /// message can neither move the cursor, recolour nor reorder the terminal, and a line longer
-    /// than ``maximumDiagnosticLength`` keeps its start and end around a note of what was left out.
+    /// `text` made safe for a terminal (``DisplayText/escaped(_:)``) and kept to one readable
+    /// line: one longer than ``maximumDiagnosticLength`` keeps its start and end around a note of
+    /// what was left out.
     static func displayable(_ text: String) -> String {
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            if isUnsafeForTerminal(scalar) {
-                escaped += "\\u{" + String(scalar.value, radix: 16) + "}"
-            } else {
-                escaped.unicodeScalars.append(scalar)
-            }
-        }
+        let escaped = DisplayText.escaped(text)
         guard escaped.count > maximumDiagnosticLength else { return escaped }
         let kept = maximumDiagnosticLength / 2
         let omitted = escaped.count - 2 * kept
         return "\(escaped.prefix(kept))…(\(omitted) characters left out)…\(escaped.suffix(kept))"
-    }
-
-    /// Whether printing `scalar` raw could change what the terminal shows elsewhere.
-    private static func isUnsafeForTerminal(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F: true
-        case 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
-        }
     }
 
     /// Writes text to standard error unbuffered.

@@ -7,8 +7,20 @@ import SharedWebCredentials
     import Darwin
 #endif
 
-/// Runs the tool and turns every failure into the exit code documented in README.
+/// Runs the tool and turns every failure into the exit code documented in README; warns once,
+/// at the end, when secrets could not be locked into memory.
 func runSwcred() async -> Int32 {
+    let status = await runCommand()
+    if case .failed(let reason) = SecretMemory.lockState {
+        Terminal.printWarning(
+            "secrets could not be locked into memory (\(reason)), so they may be written to swap; raise the limit with `ulimit -l` or LimitMEMLOCK= in a systemd unit"
+        )
+    }
+    return status
+}
+
+/// Runs the command line's command.
+func runCommand() async -> Int32 {
     do {
         var command = try SwcredCommand.parseAsRoot()
         if var asyncCommand = command as? AsyncParsableCommand {
@@ -35,4 +47,5 @@ func runSwcred() async -> Int32 {
     }
 }
 
+ProcessHardening.apply()
 exit(await runSwcred())

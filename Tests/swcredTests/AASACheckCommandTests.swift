@@ -46,7 +46,45 @@ struct AASACheckCommandTests {
         let errors = try #require(json["errors"] as? [[String: String]])
         #expect(errors.first?["code"] == "bom")
         #expect(errors.first?["message"]?.contains("byte-order mark") == true)
-        #expect(result.stderr.contains("byte-order mark"))
+        #expect(result.stderr.isEmpty, "with --json the error is in the JSON only: \(result.stderr)")
+    }
+
+    @Test("an invalid file's error is printed once: on stdout, with a summary on stderr that does not repeat it")
+    func errorPrintedOnce() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.write("\u{FEFF}" + Self.approving, in: directory)
+        let result = try SwcredProcess.run(["aasa", "check", path])
+        #expect(result.status == 2)
+        let both = result.stdout + result.stderr
+        #expect(both.components(separatedBy: "byte-order mark").count == 2, "once: \(both)")
+        #expect(result.stderr.contains("not a usable AASA file"), "\(result.stderr)")
+    }
+
+    @Test("a Unicode look-alike app ID approves nobody, with a warning naming the character")
+    func unicodeLookAlike() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.write(
+            #"{"webcredentials": {"apps": ["ABCDE1234\#u{017F}.com.example.app"]}}"#, in: directory)
+        let result = try SwcredProcess.run(["aasa", "check", path, "--app", "ABCDE1234S.com.example.app"])
+        #expect(result.status == 4, "\(result.stdout)")
+        #expect(
+            result.stdout.contains("app-id-not-ascii") && result.stdout.contains("U+017F LATIN SMALL LETTER LONG S"))
+        #expect(result.stdout.contains("webcredentials apps: (none)"), "\(result.stdout)")
+    }
+
+    @Test("applinks lines: invalid IDs flagged, an entry with no app and counts in good English")
+    func applinksLines() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.write(
+            #"{"webcredentials": {"apps": ["DEVELOPMENT_TEAM.PRODUCT_BUNDLE_IDENTIFIER"], "apps": ["ABCDE12345.com.example.app"]}, "applinks": {"apps": [], "details": [{"appIDs": ["DEVELOPMENT_TEAM.PRODUCT_BUNDLE_IDENTIFIER"], "components": [{"/": "/a"}]}, {"components": [{"/": "/b"}, {"/": "/c"}]}, {"appID": "ABCDE12345.com.example.app", "paths": ["/d"]}]}}"#,
+            in: directory)
+        let result = try SwcredProcess.run(["aasa", "check", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("applinks: DEVELOPMENT_TEAM.PRODUCT_BUNDLE_IDENTIFIER (invalid): 1 component\n"))
+        #expect(result.stdout.contains("applinks: (no app): 2 components\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("applinks: ABCDE12345.com.example.app: 1 path (legacy format)\n"))
+        #expect(result.stdout.contains("[duplicate-key]"), "\(result.stdout)")
+        #expect(result.stdout.contains("webcredentials apps: ABCDE12345.com.example.app\n"), "the last apps wins")
     }
 
     @Test("a valid file that does not list --app exits 4 and says why")

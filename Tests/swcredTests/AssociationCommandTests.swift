@@ -117,4 +117,31 @@ struct AssociationCommandTests {
         #expect(result.stderr.contains("self-signed"))
         try await server.stop()
     }
+
+    @Test("an entitlements file with Xcode build settings: other services' entries are skipped with a warning")
+    func buildSettingsInEntitlements() throws {
+        let plist = directory.path("App.entitlements")
+        func write(_ entries: [String]) throws {
+            let strings = entries.map { "<string>\($0)</string>" }.joined()
+            try Data(
+                """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <plist version="1.0"><dict><key>com.apple.developer.associated-domains</key>
+                <array>\(strings)</array></dict></plist>
+                """.utf8
+            ).write(to: URL(fileURLWithPath: plist))
+        }
+        try write(["applinks:$(APP_LINKS_DOMAIN)", "webcredentials:example.com"])
+        let added = try run(["app", "add", Self.app, "--entitlements", plist])
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stderr.contains("skipped \"applinks:$(APP_LINKS_DOMAIN)\""), "\(added.stderr)")
+        #expect(added.stdout.contains("with 1 entry"))
+
+        try write(["webcredentials:$(APP_LINKS_DOMAIN)"])
+        let refused = try run(["app", "add", Self.app, "--entitlements", plist])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("unresolved Xcode build setting $(APP_LINKS_DOMAIN)"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("--domain \"webcredentials:<value of APP_LINKS_DOMAIN>\""))
+        #expect(!refused.stderr.contains("app_links_domain"))
+    }
 }

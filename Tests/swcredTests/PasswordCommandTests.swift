@@ -27,6 +27,24 @@ struct PasswordCommandTests {
         #expect(Set(lines).count == 5000)
     }
 
+    @Test("generate --rules with 12 one-character required classes and max-consecutive answers within seconds")
+    func pathologicalRules() throws {
+        let rules =
+            (0..<12).map { "required: [\(Array("!#$%&*+/=?@^")[$0])]; " }.joined()
+            + "allowed: upper, lower, digit; max-consecutive: 2; minlength: 20; maxlength: 20"
+        let started = Date()
+        let result = try SwcredProcess.run(["generate", "--rules", rules])
+        let seconds = Date().timeIntervalSince(started)
+        // 666 s before the fix; well under a second in a release build.
+        #expect(seconds < 20, "took \(seconds) s")
+        if result.status == 0 {
+            #expect(result.stdout.split(separator: "\n").first?.count == 20)
+        } else {
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("required classes"), "\(result.stderr)")
+        }
+    }
+
     @Test("generate streams a large count through its buffer intact")
     func generateLargeCount() throws {
         let result = try SwcredProcess.run(["generate", "--count", "200000"])

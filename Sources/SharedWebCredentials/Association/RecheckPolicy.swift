@@ -50,7 +50,8 @@ public struct RecheckPolicy: Sendable {
             record.verdict = isFreshApproval(record, at: now) ? .approved : .unverified
         }
         record.retryCount += 1
-        record.lastError = check.summary
+        // Stored for display by every later `show`: escaped once here, as it comes from the site.
+        record.lastError = check.summary.map(DisplayText.escaped)
         record.nextCheck = now + backoff(afterFailures: record.retryCount)
         return record
     }

@@ -5,7 +5,8 @@ import Synchronization
 ///
 /// `sodium_malloc` maps guard pages and locks memory for every call, which costs tens of
 /// microseconds; a vault lookup must stay far below that. The pool keeps the properties that
-/// matter for secrets (memory locked into RAM so it is never swapped, zeroed the moment a
+/// matter for secrets (memory locked into RAM so it is never swapped, with failures recorded in
+/// ``SecretMemory``, zeroed the moment a
 /// buffer is released) and pays the system-call cost once per 64 KiB slab. Buffers larger than
 /// the biggest size class get their own `sodium_malloc` allocation with guard pages.
 ///
@@ -41,6 +42,7 @@ final class SecureMemoryPool: Sendable {
             guard let pointer = sodium_malloc(requested) else {
                 fatalError("sodium_malloc failed: out of memory for a secret buffer")
             }
+            SecretMemory.lock(pointer, count: requested)
             sodium_memzero(pointer, requested)
             return UnsafeMutableRawBufferPointer(start: pointer, count: count)
         }
@@ -50,6 +52,7 @@ final class SecureMemoryPool: Sendable {
                 guard let slab = sodium_malloc(Self.slabSize) else {
                     fatalError("sodium_malloc failed: out of memory for a secret buffer")
                 }
+                SecretMemory.lock(slab, count: Self.slabSize)
                 sodium_memzero(slab, Self.slabSize)
                 for offset in stride(from: 0, to: Self.slabSize, by: chunkSize) {
                     lists.chunks[sizeClass].append(UInt(bitPattern: slab + offset))

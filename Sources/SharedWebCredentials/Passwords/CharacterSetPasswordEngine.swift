@@ -5,9 +5,10 @@ import Foundation
 /// required set and respect the run limits; otherwise drawn again (rejection sampling), so every
 /// accepted password is equally likely. Styles `classic` and `legacy`, and rule-driven `classic`.
 struct CharacterSetPasswordEngine {
-    /// The smallest acceptance probability allowed, so that rejection sampling stays fast
-    /// (about a million draws per password at worst).
-    static let minimumAcceptance = 1e-6
+    /// The most random characters drawing one password may take on average (the password's length
+    /// divided by the share of candidates accepted): rules that need more are refused, so that any
+    /// rules give a password, or a refusal, within milliseconds.
+    static let maximumExpectedCharacters = 1_000_000.0
 
     private let alphabet: [UInt8]
     private let segments: [Int]
@@ -15,7 +16,8 @@ struct CharacterSetPasswordEngine {
     private let required: [PasswordCharacterSet]
     private let maxRepeating: Int?
     private let maxSequential: Int?
-    /// The entropy of every accepted password: `m·log2(k) + log2(P)` (see ``AcceptanceProbability``).
+    /// The entropy of every accepted password: `m·log2(k) + log2(P)` (see ``AcceptanceProbability``);
+    /// a lower bound when `P` is (rules with many required sets).
     let entropyBits: Double
 
     /// Creates an engine, or fails with `.invalidInput` when no password, or too few, could pass.
@@ -33,22 +35,30 @@ struct CharacterSetPasswordEngine {
         self.required = required
         self.maxRepeating = maxRepeating
         self.maxSequential = maxSequential
-        let probability = AcceptanceProbability.compute(
+        let acceptance = AcceptanceProbability.compute(
             alphabet: alphabet, segments: segments, required: required,
             maxRepeating: maxRepeating, maxSequential: maxSequential)
-        guard probability > 0 else {
+        let randomCharacters = segments.reduce(0, +)
+        let probability = acceptance.probability
+        guard probability > 0 || !acceptance.isExact else {
             throw SharedWebCredentialsError(
                 .invalidInput,
                 "No password can satisfy these rules: the length, the required classes and the "
                     + "max-consecutive limits contradict each other. Relax one of them.")
         }
-        guard probability >= Self.minimumAcceptance else {
+        guard Double(randomCharacters) <= probability * Self.maximumExpectedCharacters else {
+            if !acceptance.isExact {
+                throw SharedWebCredentialsError(
+                    .invalidInput,
+                    "These rules have \(required.count) required classes: too many for swcred to confirm "
+                        + "quickly that enough passwords meet them all. Merge some required classes, or allow "
+                        + "a longer length.")
+            }
             throw SharedWebCredentialsError(
                 .invalidInput,
                 "These rules admit too small a share of passwords to generate them reliably; "
                     + "allow more characters, a longer length or fewer required classes.")
         }
-        let randomCharacters = segments.reduce(0, +)
         entropyBits = Double(randomCharacters) * log2(Double(alphabet.count)) + log2(probability)
     }
 

@@ -58,6 +58,18 @@ public final class PasswordGenerator {
         return GeneratedPassword(password: password, style: style, entropyBits: bits)
     }
 
+    /// The next password in locked memory, for a caller that stores or prints it without ever
+    /// making it a `String` (which cannot be wiped). The bytes pass through one buffer of the
+    /// generator's, wiped at once.
+    public func nextSecret() -> SecureBytes {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(PasswordStyleChoice.maximumLength + 8)
+        _ = append(to: &bytes)
+        let secret = SecureBytes(copying: bytes)
+        for index in bytes.indices { bytes[index] = 0 }
+        return secret
+    }
+
     /// Appends the next password's ASCII bytes to `output` (for streaming many without making a
     /// `String` each) and returns its entropy in bits.
     public func append(to output: inout [UInt8]) -> Double {

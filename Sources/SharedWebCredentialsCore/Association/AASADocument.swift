@@ -1,9 +1,13 @@
 /// The parts of an apple-app-site-association file the gate and its diagnostics use.
 public struct AASADocument: Hashable, Sendable {
-    /// The strings listed in `webcredentials.apps` (non-strings already dropped with a warning).
+    /// The strings listed in `webcredentials.apps` (non-strings and non-ASCII entries already
+    /// dropped with a warning).
     public var webcredentialsApps: [String] = []
     /// Whether the file has a `webcredentials` object at all.
     public var hasWebcredentials = false
+    /// Where a `webcredentials` object sits nested, ignored by iOS (such as `applinks`), if the
+    /// file has none at the top level.
+    public var misplacedWebcredentials: String?
     /// The `applinks.details` entries, parsed so diagnostics can describe them.
     public var applinks: [ApplinksDetail] = []
     /// `applinks.apps` (the legacy empty array), when present.

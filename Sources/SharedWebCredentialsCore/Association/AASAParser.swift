@@ -56,7 +56,9 @@ public enum AASAParser {
         }
         let root: JSONValue
         do {
-            root = try StrictJSONParser.parse(bytes)
+            let parsed = try StrictJSONParser.parse(bytes)
+            root = parsed.value
+            diagnostics += parsed.duplicates.map { .warning($0.code, $0.message) }
         } catch {
             diagnostics.append(.error(error.code, error.message))
             return AASAReport(document: nil, diagnostics: diagnostics)
@@ -72,6 +74,16 @@ public enum AASAParser {
         var document = AASADocument()
         readWebcredentials(root["webcredentials"], into: &document, diagnostics: &diagnostics)
         readApplinks(root["applinks"], into: &document, diagnostics: &diagnostics)
+        if root["webcredentials"] == nil {
+            document.misplacedWebcredentials = findMisplacedWebcredentials(in: root)
+        }
+        if let path = document.misplacedWebcredentials {
+            diagnostics.append(
+                .warning(
+                    "webcredentials-misplaced",
+                    "\"webcredentials\" is nested in \(path), where iOS ignores it; move it to the top level of the file, beside \"applinks\""
+                ))
+        }
         document.appclipsApps = strings(root["appclips"]?["apps"])
         document.activityContinuationApps = strings(root["activitycontinuation"]?["apps"])
         let hasErrors = diagnostics.contains { $0.severity == .error }
@@ -135,12 +147,8 @@ public enum AASAParser {
                         "webcredentials.apps[\(index)] is \(item.typeName), not a string; it is ignored"))
                 continue
             }
-            document.webcredentialsApps.append(name)
-            do {
-                _ = try ApplicationIdentifier(name)
-            } catch {
-                let problem = (error as? SharedWebCredentialsError)?.message ?? "\(error)"
-                diagnostics.append(.warning("app-id-invalid", "webcredentials.apps[\(index)]: \(problem)"))
+            if checkAppID(name, at: "webcredentials.apps[\(index)]", diagnostics: &diagnostics) {
+                document.webcredentialsApps.append(name)
             }
         }
     }
@@ -154,7 +162,17 @@ public enum AASAParser {
                 .warning("applinks-not-object", "\"applinks\" is \(value.typeName); it must be an object"))
             return
         }
-        if value["apps"] != nil { document.applinksLegacyApps = strings(value["apps"]) }
+        if value["apps"] != nil {
+            let legacy = strings(value["apps"])
+            document.applinksLegacyApps = legacy
+            if !legacy.isEmpty {
+                diagnostics.append(
+                    .warning(
+                        "applinks-apps-not-empty",
+                        "applinks.apps lists \(legacy.count == 1 ? "an app" : "\(legacy.count) apps"), but iOS reads no apps there (the key is a legacy one that must be an empty array); list them as appIDs in applinks.details"
+                    ))
+            }
+        }
         guard let details = value["details"] else { return }
         guard case .array(let items) = details else {
             diagnostics.append(
@@ -168,8 +186,18 @@ public enum AASAParser {
                         "applinks-detail-not-object", "applinks.details[\(index)] is \(item.typeName), not an object"))
                 continue
             }
-            var appIDs = strings(item["appIDs"])
-            if case .string(let single) = item["appID"] { appIDs.append(single) }
+            var named: [(String, String)] = strings(item["appIDs"]).enumerated().map {
+                ($1, "applinks.details[\(index)].appIDs[\($0)]")
+            }
+            if case .string(let single) = item["appID"] { named.append((single, "applinks.details[\(index)].appID")) }
+            let appIDs = named.filter { checkAppID($0.0, at: $0.1, diagnostics: &diagnostics) }.map(\.0)
+            if item["appIDs"] != nil && item["appID"] == nil && item["paths"] != nil && item["components"] == nil {
+                diagnostics.append(
+                    .warning(
+                        "appids-with-paths",
+                        "applinks.details[\(index)] lists apps in \"appIDs\" (iOS 13 and later) beside legacy \"paths\": iOS 12 and earlier read only \"appID\" and ignore this entry; add \"appID\" for them, or use \"components\" if only iOS 13 and later matter"
+                    ))
+            }
             if appIDs.isEmpty {
                 diagnostics.append(
                     .warning("applinks-detail-no-app", "applinks.details[\(index)] names no app (appID or appIDs)"))
@@ -190,6 +218,42 @@ public enum AASAParser {
             }
             document.applinks.append(ApplinksDetail(appIDs: appIDs, patterns: patterns))
         }
+    }
+
+    /// Checks one listed app ID: a non-ASCII one is ignored (app IDs are ASCII, and Unicode case
+    /// rules would let `ſ` stand for `S`); an invalid ASCII one is kept, since a lower-case
+    /// prefix still names its app, with a warning. Returns whether to keep it.
+    private static func checkAppID(_ name: String, at path: String, diagnostics: inout [AASADiagnostic]) -> Bool {
+        if let scalar = name.firstNonASCIIScalar {
+            diagnostics.append(
+                .warning(
+                    "app-id-not-ascii",
+                    "\(path) \"\(name)\" contains \(scalar.codePointDescription); app IDs are ASCII, so this entry names no app and is ignored: type it again in plain ASCII"
+                ))
+            return false
+        }
+        do {
+            _ = try ApplicationIdentifier(name)
+        } catch {
+            let problem = (error as? SharedWebCredentialsError)?.message ?? "\(error)"
+            diagnostics.append(.warning("app-id-invalid", "\(path): \(problem)"))
+        }
+        return true
+    }
+
+    /// Where a `webcredentials` object sits one level too deep (in `applinks`, or in an
+    /// `applinks.details` entry), as a path for messages; nil if nowhere.
+    private static func findMisplacedWebcredentials(in root: JSONValue) -> String? {
+        guard case .object(let members) = root else { return nil }
+        for (key, value) in members {
+            if value["webcredentials"] != nil { return key }
+            if case .array(let items) = value["details"] {
+                for (index, item) in items.enumerated() where item["webcredentials"] != nil {
+                    return "\(key).details[\(index)]"
+                }
+            }
+        }
+        return nil
     }
 
     private static func stringValue(_ value: JSONValue) -> String? {

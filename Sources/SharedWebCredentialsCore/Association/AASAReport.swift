@@ -33,7 +33,13 @@ public struct AASAReport: Sendable {
         guard let document, isValid else { return errors }
         if document.approvesWebcredentials(app) { return [] }
         var findings: [AASADiagnostic] = []
-        if !document.hasWebcredentials {
+        if let path = document.misplacedWebcredentials {
+            findings.append(
+                .error(
+                    "webcredentials-misplaced",
+                    "\"webcredentials\" is nested in \(path), where iOS ignores it; move it to the top level of the file: {\"webcredentials\": {\"apps\": [\"\(app)\"]}}"
+                ))
+        } else if !document.hasWebcredentials {
             findings.append(
                 .error(
                     "no-webcredentials",

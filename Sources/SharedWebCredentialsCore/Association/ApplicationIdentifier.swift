@@ -43,11 +43,22 @@ public struct ApplicationIdentifier: Hashable, Sendable, CustomStringConvertible
     /// The identifier as written: `PREFIX.bundle.id`.
     public var description: String { "\(prefix).\(bundleIdentifier)" }
 
-    /// Whether a string from an AASA file names this app: the prefix compared case-insensitively,
-    /// the bundle ID exactly.
+    /// Whether a string from an AASA file names this app: only ASCII strings can; the prefix is
+    /// compared ASCII-case-insensitively and the bundle ID byte for byte. (Unicode case rules or
+    /// canonical equivalence would let `ſ`, `ß`, `ﬀ` or a Kelvin sign stand for ASCII letters.)
     public func isNamed(by listed: String) -> Bool {
-        guard let dot = listed.firstIndex(of: ".") else { return false }
-        return listed[..<dot].uppercased() == prefix && listed[listed.index(after: dot)...] == bundleIdentifier
+        let bytes = Array(listed.utf8)
+        guard bytes.allSatisfy({ $0 < 0x80 }), let dot = bytes.firstIndex(of: UInt8(ascii: ".")) else { return false }
+        let listedPrefix = bytes[..<dot]
+        let ownPrefix = Array(prefix.utf8)
+        guard listedPrefix.count == ownPrefix.count,
+            zip(listedPrefix, ownPrefix).allSatisfy({ asciiUppercased($0) == $1 })
+        else { return false }
+        return bytes[(dot + 1)...].elementsEqual(bundleIdentifier.utf8)
+    }
+
+    private func asciiUppercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) ? byte - 0x20 : byte
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.description < rhs.description }

@@ -39,22 +39,32 @@ public enum HostName {
         let mapped =
             input.utf8.allSatisfy { $0 < 0x80 }
             ? input.lowercased() : input.precomposedStringWithCanonicalMapping.lowercased()
+        // Messages quote each label as the user wrote it, never lower-cased.
+        let written = input.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         var labels: [String] = []
-        for label in mapped.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
-            labels.append(try asciiLabel(label, invalid: invalid))
+        for (index, label) in mapped.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            .enumerated()
+        {
+            let original = index < written.count ? written[index] : label
+            labels.append(try asciiLabel(label, as: original, invalid: invalid))
         }
         let host = labels.joined(separator: ".")
         if host == "localhost" { return (host, .localhost) }
         if labels.count < 2 {
             throw invalid(
-                "\"\(host)\" has no dot: use a full domain name such as example.com (bare TLDs are not allowed)")
+                "\"\(input)\" has no dot: use a full domain name such as example.com (bare TLDs are not allowed)")
         }
         if host.utf8.count > 253 { throw invalid("the host is longer than 253 characters") }
-        if labels.last!.allSatisfy(\.isNumber) { throw invalid("the top-level label \"\(labels.last!)\" is numeric") }
+        if labels.last!.allSatisfy(\.isNumber) {
+            throw invalid("the top-level label \"\(written.last ?? labels.last!)\" is numeric")
+        }
         return (host, .domain)
     }
 
-    private static func asciiLabel(_ label: String, invalid: (String) -> SharedWebCredentialsError) throws -> String {
+    /// The ASCII form of one label (`label` already lower-cased); messages quote it as `written`.
+    private static func asciiLabel(
+        _ label: String, as written: String, invalid: (String) -> SharedWebCredentialsError
+    ) throws -> String {
         if label.isEmpty { throw invalid("the host has an empty label") }
         var ascii = label
         if !label.unicodeScalars.allSatisfy(\.isASCII) {
@@ -66,24 +76,24 @@ public enum HostName {
                             || $0.properties.generalCategory == .nonspacingMark
                             || $0.properties.generalCategory == .spacingMark
                 })
-            else { throw invalid("the label \"\(label)\" contains a character not allowed in host names") }
+            else { throw invalid("the label \"\(written)\" contains a character not allowed in host names") }
             // "xn--" plus at least one character per scalar: a longer label can never fit in 63,
             // and refusing it here keeps huge labels away from the quadratic Punycode encoder.
             if label.unicodeScalars.count > 59 {
-                throw invalid("the label \"\(label)\" is longer than 63 characters in its xn-- form")
+                throw invalid("the label \"\(written)\" is longer than 63 characters in its xn-- form")
             }
             guard let encoded = Punycode.encode(label) else {
-                throw invalid("the label \"\(label)\" cannot be encoded")
+                throw invalid("the label \"\(written)\" cannot be encoded")
             }
             ascii = "xn--" + encoded
         }
         guard ascii.unicodeScalars.allSatisfy({ $0.isASCIIAlphanumeric || $0 == "-" }) else {
-            throw invalid("the label \"\(label)\" may contain only letters, digits and hyphens")
+            throw invalid("the label \"\(written)\" may contain only letters, digits and hyphens")
         }
         if ascii.hasPrefix("-") || ascii.hasSuffix("-") {
-            throw invalid("the label \"\(label)\" starts or ends with a hyphen")
+            throw invalid("the label \"\(written)\" starts or ends with a hyphen")
         }
-        if ascii.utf8.count > 63 { throw invalid("the label \"\(label)\" is longer than 63 characters") }
+        if ascii.utf8.count > 63 { throw invalid("the label \"\(written)\" is longer than 63 characters") }
         return ascii
     }
 

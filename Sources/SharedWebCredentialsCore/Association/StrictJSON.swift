@@ -39,7 +39,9 @@ public indirect enum JSONValue: Sendable, Equatable {
 }
 
 /// A strict RFC 8259 JSON parser that says exactly what is wrong: comments, trailing commas,
-/// single quotes and other JSON5 habits are errors with a line and column.
+/// single quotes, typographic quotes, invisible spaces and other habits of editors are errors with
+/// a line and column. A member name repeated in one object is kept (the last one wins, as in
+/// Apple's parser) and reported as a finding.
 struct StrictJSONParser {
     /// A syntax error: what is wrong, where, and a stable code (`comment`, `trailing-comma`,
     /// `invalid-json`).
@@ -51,17 +53,20 @@ struct StrictJSONParser {
     private let bytes: [UInt8]
     private var index = 0
     private var depth = 0
+    /// Member names repeated within one object (code `duplicate-key`).
+    private var duplicates: [SyntaxError] = []
     private static let maximumDepth = 64
 
-    /// Parses `bytes` (already known to be UTF-8 without a byte-order mark) as one JSON value.
-    static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONValue {
+    /// Parses `bytes` (already known to be UTF-8 without a byte-order mark) as one JSON value;
+    /// also returns the repeated member names found, which do not stop parsing.
+    static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> (value: JSONValue, duplicates: [SyntaxError]) {
         var parser = StrictJSONParser(bytes: bytes)
         parser.skipWhitespace()
         if parser.index == bytes.count { throw SyntaxError(code: "empty", message: "the file is empty") }
         let value = try parser.parseValue()
         parser.skipWhitespace()
-        if parser.index < bytes.count { throw parser.error("unexpected text after the JSON value") }
-        return value
+        if parser.index < bytes.count { throw parser.unexpected("unexpected text after the JSON value") }
+        return (value, parser.duplicates)
     }
 
     private init(bytes: [UInt8]) { self.bytes = bytes }
@@ -84,6 +89,30 @@ struct StrictJSONParser {
         SyntaxError(code: code, message: "invalid JSON at \(position()): \(problem)")
     }
 
+    /// The error for an unexpected character: `problem`, unless the character is one that editors
+    /// and word processors put in by themselves (typographic quotes, non-breaking or other
+    /// Unicode spaces, invisible marks), which is named with its code point and the fix.
+    private func unexpected(_ problem: String) -> SyntaxError {
+        guard let byte = current, byte >= 0x80,
+            let scalar = String(decoding: bytes[index..<min(index + 4, bytes.count)], as: UTF8.self)
+                .unicodeScalars.first
+        else { return error(problem) }
+        let name = scalar.codePointDescription
+        switch scalar.value {
+        case 0x2018, 0x2019, 0x201A, 0x201B, 0x201C, 0x201D, 0x201E, 0x201F, 0x00AB, 0x00BB, 0x2032, 0x2033:
+            return error(
+                "\(name) is a typographic quote; JSON strings and member names need the straight double quote \" (U+0022). Turn off smart quotes in the editor and retype it",
+                code: "typographic-quote")
+        default:
+            if scalar.properties.isWhitespace || scalar.properties.isDefaultIgnorableCodePoint {
+                return error(
+                    "\(name) is an invisible character that JSON does not allow outside strings; delete it or replace it with a plain space (U+0020)",
+                    code: "invisible-character")
+            }
+            return error("\(name) is not allowed here: \(problem)")
+        }
+    }
+
     private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
     private mutating func skipWhitespace() {
@@ -103,7 +132,7 @@ struct StrictJSONParser {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         case UInt8(ascii: "/"): throw error("comments are not allowed in JSON; remove them", code: "comment")
         case UInt8(ascii: "'"): throw error("strings must use double quotes, not single quotes")
-        default: throw error("unexpected character where a value was expected")
+        default: throw unexpected("unexpected character where a value was expected")
         }
     }
 
@@ -124,6 +153,7 @@ struct StrictJSONParser {
         try enter()
         index += 1
         var members: [(key: String, value: JSONValue)] = []
+        var names = Set<String>()
         try skipToToken()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -136,11 +166,22 @@ struct StrictJSONParser {
                 if current == UInt8(ascii: "}") {
                     throw error("trailing comma before \"}\"; remove it", code: "trailing-comma")
                 }
-                throw error("expected a member name in double quotes")
+                throw unexpected("expected a member name in double quotes")
             }
+            let keyPosition = position()
             let key = try parseString()
+            if !names.insert(key).inserted {
+                duplicates.append(
+                    SyntaxError(
+                        code: "duplicate-key",
+                        message:
+                            "the member name \"\(key)\" appears twice in one object (again at \(keyPosition)); only the last one counts, as on Apple devices: merge them into one"
+                    ))
+            }
             try skipToToken()
-            guard current == UInt8(ascii: ":") else { throw error("expected \":\" after the member name \"\(key)\"") }
+            guard current == UInt8(ascii: ":") else {
+                throw unexpected("expected \":\" after the member name \"\(key)\"")
+            }
             index += 1
             members.append((key, try parseValue()))
             try skipToToken()
@@ -150,7 +191,7 @@ struct StrictJSONParser {
                 index += 1
                 depth -= 1
                 return .object(members)
-            default: throw error("expected \",\" or \"}\" in an object")
+            default: throw unexpected("expected \",\" or \"}\" in an object")
             }
         }
     }
@@ -178,7 +219,7 @@ struct StrictJSONParser {
                 index += 1
                 depth -= 1
                 return .array(elements)
-            default: throw error("expected \",\" or \"]\" in an array")
+            default: throw unexpected("expected \",\" or \"]\" in an array")
             }
         }
     }

@@ -14,8 +14,8 @@ public struct ParsedPasswordRules: Sendable, Equatable {
 /// unknown property, or a malformed value after which parsing cannot resume at `;`, makes the whole
 /// string fall back to the default rules; a property that is empty, zero or malformed at the very end
 /// is dropped; a stray character where a property should start (`;;`) ends parsing, keeping what came
-/// before. Non-ASCII and non-printable characters inside a custom class are dropped silently, as
-/// Apple's parser does (many published rules contain them). Departures: numbers above
+/// before. Non-ASCII and non-printable characters inside a custom class are dropped, as Apple's
+/// parser does (many published rules contain them), with a warning that names them. Departures: numbers above
 /// ``maximumValue`` are malformed, and a `required` or `allowed` with no characters left is dropped.
 public enum PasswordRulesParser {
     /// The largest number accepted as a property value.

@@ -91,7 +91,10 @@ extension PasswordRulesParser {
                     let start = position
                     let identifier = parseIdentifier()
                     guard let named = Self.namedClass(identifier) else {
-                        warnings.append("unknown character class \"\(identifier)\"")
+                        let hint =
+                            Name(rawValue: identifier) != nil
+                            ? ": it is a property name; separate properties with \";\", not \",\"" : ""
+                        warnings.append("unknown character class \"\(identifier)\"\(hint)")
                         position = start
                         return nil
                     }
@@ -107,7 +110,12 @@ extension PasswordRulesParser {
                 skipWhitespace()
                 if atEnd || current == ";" { return classes }
                 guard current == "," else {
-                    warnings.append("expected \",\" or \";\" before \"\(rest)\"")
+                    let upToSemicolon = rest.prefix { $0 != ";" }
+                    let hint =
+                        upToSemicolon.contains("]")
+                        ? ": a \"]\" ends a character class early; to put \"]\" in a class, write it last, doubled, as in [abc]]"
+                        : ""
+                    warnings.append("expected \",\" or \";\" before \"\(rest)\"\(hint)")
                     return nil
                 }
                 position += 1
@@ -124,10 +132,21 @@ extension PasswordRulesParser {
             position += 1
             let start = position
             var characters: [Unicode.Scalar] = []
+            var dropped: [Unicode.Scalar] = []
+            defer {
+                if !dropped.isEmpty {
+                    warnings.append(
+                        "ignoring \(dropped.map(\.codePointDescription).joined(separator: ", ")) in a character class: classes hold printable ASCII characters only (as in Apple's parser), so passwords will not contain \(dropped.count == 1 ? "it" : "them")"
+                    )
+                }
+            }
             while !atEnd {
                 let scalar = current
                 position += 1
-                guard scalar.value >= 0x20 && scalar.value <= 0x7E else { continue }
+                guard scalar.value >= 0x20 && scalar.value <= 0x7E else {
+                    if !dropped.contains(scalar) { dropped.append(scalar) }
+                    continue
+                }
                 if scalar == "-" && position - 1 > start {
                     warnings.append("ignoring \"-\" in a character class: it may only come first")
                     continue

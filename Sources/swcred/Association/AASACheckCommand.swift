@@ -44,18 +44,19 @@ struct AASACheckCommand: AsyncParsableCommand {
                 source: checked.location, valid: valid, errors: errors, warnings: warnings, report: report, app: app,
                 approved: approved)
         }
-        if checked.unreachable {
-            throw SharedWebCredentialsError(
-                .networkFailure, checked.fetchErrors.first?.message ?? "could not fetch \(checked.location)")
-        }
-        if let app, approved == false {
-            throw SharedWebCredentialsError(
-                .notApproved, "\(checked.location) does not approve \(app): \(errors.first?.message ?? "not listed")")
-        }
-        if !valid {
-            throw SharedWebCredentialsError(
-                .invalidInput, "\(checked.location) is not a usable AASA file: \(errors.first?.message ?? "see above")")
-        }
+        // Every finding was printed above (or is in the JSON): the exit status says the rest,
+        // with a one-line summary in text mode that does not repeat a finding about the file.
+        let status: SharedWebCredentialsError.Code? =
+            checked.unreachable ? .networkFailure : approved == false ? .notApproved : !valid ? .invalidInput : nil
+        guard let status else { return }
+        if json { throw ExitCode(ExitStatus.code(for: status)) }
+        let summary =
+            switch status {
+            case .networkFailure: checked.fetchErrors.first?.message ?? "could not fetch \(checked.location)"
+            case .notApproved: "\(checked.location) does not approve \(app.map(\.description) ?? ""); see above"
+            default: "\(checked.location) is not a usable AASA file; see the errors above"
+            }
+        throw SharedWebCredentialsError(status, summary)
     }
 
     private func printJSON(
@@ -77,27 +78,39 @@ struct AASACheckCommand: AsyncParsableCommand {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(
             Output(valid: valid, errors: errors, warnings: warnings, webcredentialsApps: apps, approved: approved))
-        print(String(decoding: data, as: UTF8.self))
+        TextOutput.json(data)
     }
 
     private func printText(
         source: String, valid: Bool, errors: [AASADiagnostic], warnings: [AASADiagnostic], report: AASAReport,
         app: ApplicationIdentifier?, approved: Bool?
     ) {
-        print("\(source): \(valid ? "valid" : "invalid")")
+        TextOutput.line("\(source): \(valid ? "valid" : "invalid")")
         if let apps = report.document?.webcredentialsApps {
-            print("webcredentials apps: \(apps.isEmpty ? "(none)" : apps.joined(separator: ", "))")
+            TextOutput.line(
+                "webcredentials apps: \(apps.isEmpty ? "(none)" : apps.map(Self.flagged).joined(separator: ", "))")
         }
         for detail in report.document?.applinks ?? [] {
             let patterns: String
             switch detail.patterns {
-            case .paths(let paths): patterns = "\(paths.count) paths (legacy format)"
-            case .components(let components): patterns = "\(components.count) components"
+            case .paths(let paths): patterns = Self.count(paths.count, "path") + " (legacy format)"
+            case .components(let components): patterns = Self.count(components.count, "component")
             case .none: patterns = "no patterns"
             }
-            print("applinks: \(detail.appIDs.joined(separator: ", ")): \(patterns)")
+            let apps = detail.appIDs.isEmpty ? "(no app)" : detail.appIDs.map(Self.flagged).joined(separator: ", ")
+            TextOutput.line("applinks: \(apps): \(patterns)")
         }
-        for diagnostic in errors + warnings { print(diagnostic) }
-        if let app, let approved { print("\(app): \(approved ? "approved" : "not approved")") }
+        for diagnostic in errors + warnings { TextOutput.line(diagnostic.description) }
+        if let app, let approved { TextOutput.line("\(app): \(approved ? "approved" : "not approved")") }
+    }
+
+    /// A listed app ID, marked when `--app` would refuse it (the warnings say why).
+    private static func flagged(_ listed: String) -> String {
+        (try? ApplicationIdentifier(listed)) == nil ? "\(listed) (invalid)" : listed
+    }
+
+    /// "1 component", "3 components".
+    private static func count(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)\(number == 1 ? "" : "s")"
     }
 }

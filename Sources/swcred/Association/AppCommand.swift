@@ -42,7 +42,7 @@ struct AppAddCommand: ParsableCommand {
         let opened = try vault.openVault()
         try opened.apps.register(app, entitlements: parsed, at: Date())
         for warning in parsed.warnings { Terminal.printWarning(warning) }
-        print("registered \(app) with \(parsed.entries.count) entr\(parsed.entries.count == 1 ? "y" : "ies")")
+        TextOutput.line("registered \(app) with \(parsed.entries.count) entr\(parsed.entries.count == 1 ? "y" : "ies")")
     }
 }
 
@@ -60,7 +60,7 @@ struct AppListCommand: ParsableCommand {
         if json {
             try printJSON(apps.map(AppJSON.init))
         } else {
-            for app in apps { print("\(app.identifier)\t\(app.entitlements.entries.count) entries") }
+            for app in apps { TextOutput.line("\(app.identifier)\t\(app.entitlements.entries.count) entries") }
         }
     }
 }
@@ -87,10 +87,10 @@ struct AppShowCommand: ParsableCommand {
             try printJSON(AppJSON(registered))
             return
         }
-        print("app:          \(registered.identifier)")
-        print("registered:   \(registered.registeredAt.formatted(.iso8601))")
-        for entry in registered.entitlements.entries { print("entitlement:  \(entry)") }
-        for warning in registered.entitlements.warnings { print("warning:      \(warning)") }
+        TextOutput.line("app:          \(registered.identifier)")
+        TextOutput.line("registered:   \(registered.registeredAt.formatted(.iso8601))")
+        for entry in registered.entitlements.entries { TextOutput.line("entitlement:  \(entry)") }
+        for warning in registered.entitlements.warnings { TextOutput.line("warning:      \(warning)") }
         print(AssociationTable.text(records))
     }
 }
@@ -110,7 +110,7 @@ struct AppRemoveCommand: ParsableCommand {
         guard try vault.openVault().apps.remove(app) else {
             throw SharedWebCredentialsError(.missingEntitlement, "\(app) is not registered; nothing to remove")
         }
-        print("removed \(app)")
+        TextOutput.line("removed \(app)")
     }
 }
 
@@ -136,5 +136,5 @@ struct AppJSON: Encodable {
 func printJSON(_ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    TextOutput.json(try encoder.encode(value))
 }

@@ -47,11 +47,13 @@ enum AssociationTable {
         return records.map { Row($0, verdict: policy.effectiveVerdict($0, at: now)) }
     }
 
-    /// A plain-text table.
+    /// A plain-text table, every cell escaped for the terminal (a stored error may quote a
+    /// site's file), so that no cell can break a line or act on the terminal.
     static func text(_ records: [AssociationRecord]) -> String {
         let header = ["SERVICE", "APP", "DOMAIN", "VERDICT", "CHECKED", "NEXT CHECK", "LAST ERROR"]
         let lines = rows(records).map {
             [$0.service, $0.app, $0.domain, $0.verdict, $0.checkedAt ?? "never", $0.nextCheck, $0.error ?? "-"]
+                .map(DisplayText.escaped)
         }
         if lines.isEmpty { return "no verdicts stored yet; run `swcred verify APPID`" }
         let widths = header.indices.map { column in ([header] + lines).map { $0[column].count }.max() ?? 0 }

@@ -42,7 +42,9 @@ struct VerifyCommand: AsyncParsableCommand {
         } else {
             print(AssociationTable.text(results.map(\.record)))
             for (_, check) in results {
-                for reason in check.reasons { print("\(AssociationStore.domainKey(for: check.entry)): \(reason)") }
+                for reason in check.reasons {
+                    TextOutput.line("\(AssociationStore.domainKey(for: check.entry)): \(reason)")
+                }
             }
         }
         if results.isEmpty {

@@ -45,16 +45,17 @@ struct AddCommand: AsyncParsableCommand {
         let target = try credential.target()
         let password =
             passwordStdin ? try PasswordInput.readFromStandardInput(account: credential.account, domain: target) : nil
+        // A generated password stays in locked memory until it is written out (never a String).
         let (outcome, generated) = try await GatedSession.run(app: credential.app, vault: vault, network: network) {
-            facade -> (CredentialChangeOutcome, GeneratedPassword?) in
-            var generated: GeneratedPassword?
+            facade -> (CredentialChangeOutcome, SecureBytes?) in
+            var generated: SecureBytes?
             let secret: SecureBytes
             if let password {
                 secret = password
             } else {
-                let fresh = try await facade.generatePassword(for: target)
+                let fresh = try await facade.passwordGenerator(for: target).nextSecret()
                 generated = fresh
-                secret = SecureBytes(utf8: fresh.password)
+                secret = fresh
             }
             let outcome = try await facade.add(domain: target, account: credential.account, password: secret) {
                 change in
@@ -64,7 +65,8 @@ struct AddCommand: AsyncParsableCommand {
         }
         if let generated, outcome != .unchanged {
             var output = StandardOutputBuffer()
-            output.append(generated.password + "\n")
+            generated.withUnsafeBytes { output.bytes.append(contentsOf: $0) }
+            output.bytes.append(UInt8(ascii: "\n"))
             try output.flush()
         }
         Terminal.writeToStandardError(

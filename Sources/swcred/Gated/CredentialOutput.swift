@@ -3,9 +3,18 @@ import SharedWebCredentials
 
 /// How `swcred request` prints released credentials. This is the one place passwords become text.
 enum CredentialOutput {
-    /// One line per credential: `SERVER[:PORT] TAB ACCOUNT TAB PASSWORD`.
-    static func lines(_ credentials: [Credential]) -> String {
-        credentials.map { "\($0.location)\t\($0.account)\t\($0.password.exposedString())\n" }.joined()
+    /// One line per credential: `SERVER[:PORT] TAB ACCOUNT TAB PASSWORD`, each field escaped by
+    /// ``DisplayText/appendTabSeparatedField(_:to:)`` (an account holding a newline and tabs could
+    /// otherwise forge a line). The password goes from locked memory straight into the buffer.
+    static func appendLines(_ credentials: [Credential], to output: inout StandardOutputBuffer) {
+        for credential in credentials {
+            DisplayText.appendTabSeparatedField(credential.location.utf8, to: &output.bytes)
+            output.bytes.append(UInt8(ascii: "\t"))
+            DisplayText.appendTabSeparatedField(credential.account.utf8, to: &output.bytes)
+            output.bytes.append(UInt8(ascii: "\t"))
+            credential.password.withUnsafeBytes { DisplayText.appendTabSeparatedField($0, to: &output.bytes) }
+            output.bytes.append(UInt8(ascii: "\n"))
+        }
     }
 
     /// `[{"server": ..., "account": ..., "password": ..., "port": 8443}]`, port only when not 443.

@@ -16,7 +16,9 @@ struct RequestCommand: AsyncParsableCommand {
             On a terminal you pick one credential from a numbered list (or confirm the only one), \
             as Apple's sheet does. Off a terminal, or with --all, every match is printed.
 
-            Output: one line per credential, SERVER[:PORT] TAB ACCOUNT TAB PASSWORD; with --json \
+            Output: one line per credential, SERVER[:PORT] TAB ACCOUNT TAB PASSWORD, where a \
+            backslash, tab, newline or carriage return in a field is written \\\\, \\t, \\n or \\r and \
+            any other control character \\xHH; with --json \
             [{"server": ..., "account": ..., "password": ..., "port": 8443}] (port only when not 443).
 
             Examples:
@@ -68,7 +70,11 @@ struct RequestCommand: AsyncParsableCommand {
             released = [chosen]
         }
         var output = StandardOutputBuffer()
-        output.append(json ? try CredentialOutput.json(released) : CredentialOutput.lines(released))
+        if json {
+            output.append(try CredentialOutput.json(released))
+        } else {
+            CredentialOutput.appendLines(released, to: &output)
+        }
         try output.flush()
     }
 }

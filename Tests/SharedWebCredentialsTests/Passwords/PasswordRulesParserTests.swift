@@ -69,11 +69,39 @@ struct PasswordRulesParserTests {
         #expect(PasswordRulesParser.parse("allowed: [-]").rules.allowed.characters == PasswordCharacterSet("-"))
     }
 
-    @Test("non-ASCII characters in a class are dropped silently, as Apple's parser does")
+    @Test("non-ASCII characters in a class are dropped, as Apple's parser does, with a warning naming each once")
     func nonASCIIDropped() {
-        let parsed = PasswordRulesParser.parse("allowed: [-äüö!$§]")
+        let parsed = PasswordRulesParser.parse("allowed: [-äüö!$§ä]")
         #expect(parsed.rules.description == "allowed: [-!$]")
-        #expect(parsed.warnings.isEmpty)
+        #expect(parsed.warnings.count == 1)
+        let warning = parsed.warnings.first ?? ""
+        for name in [
+            "U+00E4 LATIN SMALL LETTER A WITH DIAERESIS", "U+00FC LATIN SMALL LETTER U WITH DIAERESIS",
+            "U+00F6 LATIN SMALL LETTER O WITH DIAERESIS", "U+00A7 SECTION SIGN",
+        ] {
+            #expect(warning.contains(name), "\(warning)")
+        }
+        #expect(warning.components(separatedBy: "U+00E4").count == 2, "each character named once: \(warning)")
+    }
+
+    @Test("a \"]\" that closes a class early is explained: \"]\" goes last, doubled")
+    func earlyClosingBracket() {
+        let parsed = PasswordRulesParser.parse("required: [ab]c]; allowed: lower")
+        #expect(parsed.warnings.contains { $0.contains("ends a character class early") && $0.contains("[abc]]") })
+        let fixed = PasswordRulesParser.parse("required: [abc]]; allowed: lower")
+        #expect(fixed.warnings.isEmpty)
+        #expect(fixed.rules.required.first?.characters == PasswordCharacterSet("abc]"))
+    }
+
+    @Test("a \",\" written where \";\" was meant gets that hint")
+    func commaForSemicolon() {
+        let parsed = PasswordRulesParser.parse("required: digit, allowed: lower")
+        #expect(
+            parsed.warnings.contains {
+                $0.contains("unknown character class \"allowed\"") && $0.contains("separate properties with \";\"")
+            }, "\(parsed.warnings)")
+        let unknown = PasswordRulesParser.parse("required: digit, letters")
+        #expect(unknown.warnings.contains("unknown character class \"letters\""), "\(unknown.warnings)")
     }
 
     @Test(

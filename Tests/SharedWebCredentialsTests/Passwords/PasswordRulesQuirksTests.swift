@@ -16,12 +16,17 @@ struct PasswordRulesQuirksTests {
         #expect(PasswordRulesQuirks.all.count == 434)
     }
 
-    @Test("every entry parses without a warning, and 1,000 passwords per entry satisfy its rules")
+    @Test(
+        "every entry parses without a warning but for non-ASCII characters dropped from a class, and 1,000 passwords per entry satisfy its rules"
+    )
     func everyEntryParsesAndGenerates() throws {
         var styles: [PasswordStyle: Int] = [:]
+        var droppingNonASCII: [String] = []
         for quirk in PasswordRulesQuirks.all.values.sorted(by: { $0.domain < $1.domain }) {
             let parsed = PasswordRulesParser.parse(quirk.rulesText)
-            #expect(parsed.warnings.isEmpty, "\(quirk.domain): \(parsed.warnings)")
+            let dropped = parsed.warnings.filter { $0.hasPrefix("ignoring U+") }
+            if !dropped.isEmpty { droppingNonASCII.append(quirk.domain) }
+            #expect(parsed.warnings.count == dropped.count, "\(quirk.domain): \(parsed.warnings)")
             let generator = try PasswordGenerator(rules: parsed.rules)
             let validator = IndependentRulesValidator(parsed.rules)
             styles[generator.style, default: 0] += 1
@@ -39,6 +44,9 @@ struct PasswordRulesQuirksTests {
         }
         #expect(styles.values.reduce(0, +) == 434)
         #expect(styles[.strong, default: 0] > 0 && styles[.classic, default: 0] > 0)
+        // Apple's own data writes §, ä, ’ and £ into classes; its parser drops them, and so does
+        // swcred, saying so.
+        #expect(droppingNonASCII == ["axa.de", "dkb.de", "kundenportal.edeka-smart.de", "posteo.de", "unito.it"])
     }
 
     @Test("a host matches its own entry or its nearest parent's")

@@ -67,6 +67,19 @@ struct RuleDrivenGenerationTests {
             ("allowed: [abc]; minlength: 5; maxlength: 5; max-sequential: 2", "abc", 5),
             ("allowed: [abcx]; required: [x]; minlength: 6; maxlength: 6; max-consecutive: 2", "abcx", 6),
             ("allowed: [0123]; required: [3]; required: [0]; minlength: 5; maxlength: 5; max-sequential: 3", "0123", 5),
+            // Required sets merged before counting: duplicates, supersets and the whole alphabet.
+            (
+                "allowed: [abcx]; required: [x]; required: [x]; required: [ax]; minlength: 6; maxlength: 6; max-repeating: 2",
+                "abcx", 6
+            ),
+            (
+                "allowed: [abc1]; required: [abc1]; required: [1]; required: [b1]; minlength: 6; maxlength: 6; max-sequential: 2",
+                "abc1", 6
+            ),
+            (
+                "allowed: [ab12]; required: [a]; required: [2]; minlength: 7; maxlength: 7; max-sequential: 2; max-repeating: 1",
+                "ab12", 7
+            ),
         ])
     func entropyCountsAcceptedOnly(text: String, alphabet: String, length: Int) throws {
         let rules = PasswordRulesParser.parse(text).rules

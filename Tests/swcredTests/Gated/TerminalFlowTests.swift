@@ -93,4 +93,19 @@ struct TerminalFlowTests {
             #expect(saved.stdout == "shop.example\terin\t\(secret)\n")
         }
     }
+
+    @Test("the password prompt shows a hostile account name escaped, never raw")
+    func promptEscapesAccount() async throws {
+        try await GatedFixture.with { fixture in
+            let terminal = try session(
+                fixture,
+                [
+                    "add", "--app", Self.app, "--domain", "shop.example", "--account", "eve\u{1b}[2J\u{1b}[8m",
+                    "--password-stdin",
+                ])
+            let screen = try terminal.waitFor("on shop.example:")
+            #expect(screen.contains(#"Password for "eve\u{1b}[2J\u{1b}[8m" on shop.example:"#), "\(screen)")
+            try terminal.type("C-c")
+        }
+    }
 }

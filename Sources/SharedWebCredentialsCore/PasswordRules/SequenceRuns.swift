@@ -1,10 +1,10 @@
 /// The two kinds of runs the `max-repeating` and `max-sequential` rules limit, defined once for the
 /// generators and the entropy counts.
-enum SequenceRuns {
+public enum SequenceRuns {
     /// The character that continues an ascending run after `code`: the next letter of the same case
     /// or the next digit (`a`→`b`, `8`→`9`; nothing after `z`, `Z` or `9`).
-    @inline(__always)
-    static func successor(of code: UInt8) -> UInt8? {
+    @inlinable
+    public static func successor(of code: UInt8) -> UInt8? {
         switch code {
         case 0x30..<0x39, 0x41..<0x5A, 0x61..<0x7A: code + 1
         default: nil
@@ -12,8 +12,8 @@ enum SequenceRuns {
     }
 
     /// The character that continues a descending run after `code`.
-    @inline(__always)
-    static func predecessor(of code: UInt8) -> UInt8? {
+    @inlinable
+    public static func predecessor(of code: UInt8) -> UInt8? {
         switch code {
         case 0x31...0x39, 0x42...0x5A, 0x62...0x7A: code - 1
         default: nil
@@ -22,7 +22,8 @@ enum SequenceRuns {
 
     /// Whether `characters` has no run of one repeated character longer than `maxRepeating` and no
     /// ascending or descending run longer than `maxSequential` (`nil`: unlimited).
-    static func satisfies(
+    @inlinable
+    public static func satisfies(
         _ characters: UnsafeBufferPointer<UInt8>, maxRepeating: Int?, maxSequential: Int?
     ) -> Bool {
         let repeatLimit = maxRepeating ?? Int.max
