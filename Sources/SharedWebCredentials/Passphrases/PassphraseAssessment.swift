@@ -42,10 +42,11 @@ public struct PassphraseAssessment: Sendable, Equatable {
     /// Seconds to try every guess the estimate counts.
     public var secondsToExhaust: Double { exp2(estimatedBits) / guessesPerSecond }
 
-    /// Refused, warned about, or accepted.
+    /// Refused, warned about, or accepted. Fails closed: an estimate that is not a number is
+    /// too weak.
     public var verdict: Verdict {
         let seconds = secondsToExhaust
-        if seconds < Self.refusalThreshold { return .tooWeak }
+        guard seconds >= Self.refusalThreshold else { return .tooWeak }
         return seconds < Self.warningThreshold ? .weak : .strong
     }
 

@@ -74,6 +74,7 @@ struct PassphraseStrengthTests {
         #expect(verdict(years: 1.001) == .weak)
         #expect(verdict(years: 99.9) == .weak)
         #expect(verdict(years: 100.1) == .strong)
+        #expect(PassphraseAssessment(estimatedBits: .nan, parameters: .default).verdict == .tooWeak)
         for (passphrase, expected) in [
             ("a", PassphraseAssessment.Verdict.tooWeak), ("password", .tooWeak), ("hunter2hunter2", .tooWeak),
             ("keyring-pass", .tooWeak), ("purple-monkey-dish", .weak), ("correct horse battery staple", .strong),
@@ -92,7 +93,7 @@ struct PassphraseStrengthTests {
             (1.4 * year, "about 1 year"), (669.6 * year, "about 670 years"), (40_123 * year, "about 40,000 years"),
             (3.42e6 * year, "about 3.4 million years"), (2e9 * year, "about 2 billion years"),
             (5.5e12 * year, "about 5.5 trillion years"), (4.7e23 * year, "about 4.7 × 10^23 years"),
-            (.infinity, "longer than can be counted"),
+            (.infinity, "longer than can be counted"), (.nan, "an unknown time"),
         ]
         for (seconds, words) in cases {
             #expect(ApproximateWording.duration(seconds: seconds) == words, "\(seconds) s")
