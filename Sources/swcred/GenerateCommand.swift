@@ -13,7 +13,8 @@ struct GenerateCommand: AsyncParsableCommand {
             Styles: strong (default, Safari's xxxxxx-xxxxxx-xxxxxx), strong-nodash, classic \
             (xxx-xxx-xxx-xxx from 60 unambiguous characters), legacy (SecCreateSharedWebCredentialPassword), \
             passphrase (for the vault: --words words, default 6, from the EFF large wordlist, joined by \
-            --separator, default "-"; 12.925 bits a word). With --rules, the style is chosen to satisfy the Password Rules given, as Safari does. \
+            --separator, default "-"; 12.925 bits a word). \
+            With --rules, the style is chosen to satisfy the Password Rules given, as Safari does. \
             --json prints [{"password": ..., "style": ..., "entropy_bits": ...}].
 
             With --app and --domain, the pair must pass the association gate first (the app is \
