@@ -32,6 +32,8 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
+        // zxcvbn-c, the passphrase strength estimator KeePassXC uses; Debian ships no pkg-config file.
+        .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
         // The parsers and value types, with no dependency beyond Foundation: cheap to build with
         // fuzzing instrumentation (Fuzz/) and usable by tools that only check AASA files or rules.
         .target(name: "SharedWebCredentialsCore"),
@@ -40,6 +42,7 @@ let package = Package(
             dependencies: [
                 "SharedWebCredentialsCore",
                 "CSodium",
+                "CZxcvbn",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

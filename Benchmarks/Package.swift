@@ -17,6 +17,7 @@ let package = Package(
         .target(name: "BenchmarkSupport"),
         .executableTarget(name: "vault-bench", dependencies: [library, "BenchmarkSupport"]),
         .executableTarget(name: "password-bench", dependencies: [library, "BenchmarkSupport"]),
+        .executableTarget(name: "passphrase-bench", dependencies: [library, "BenchmarkSupport"]),
         .executableTarget(name: "association-bench", dependencies: [library, "BenchmarkSupport"]),
         .executableTarget(name: "foundation-startup"),
         .executableTarget(

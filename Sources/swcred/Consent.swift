@@ -47,7 +47,7 @@ enum Consent {
     }
 
     /// Puts a yes/no question on standard error; only `y` or `yes` (any case) agrees.
-    private static func ask(_ question: String) -> Bool {
+    static func ask(_ question: String) -> Bool {
         Terminal.writeToStandardError("\(question) [y/N] ")
         let answer = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased()
         return answer == "y" || answer == "yes"

@@ -11,7 +11,9 @@ struct GenerateCommand: AsyncParsableCommand {
         abstract: "Generate passwords, one per line.",
         discussion: """
             Styles: strong (default, Safari's xxxxxx-xxxxxx-xxxxxx), strong-nodash, classic \
-            (xxx-xxx-xxx-xxx from 60 unambiguous characters), legacy (SecCreateSharedWebCredentialPassword). \
+            (xxx-xxx-xxx-xxx from 60 unambiguous characters), legacy (SecCreateSharedWebCredentialPassword), \
+            passphrase (for the vault: --words words, default 6, from the EFF large wordlist, joined by \
+            --separator, default "-"; 12.925 bits a word). \
             With --rules, the style is chosen to satisfy the Password Rules given, as Safari does. \
             --json prints [{"password": ..., "style": ..., "entropy_bits": ...}].
 
@@ -22,6 +24,7 @@ struct GenerateCommand: AsyncParsableCommand {
 
             Examples:
               swcred generate --count 5
+              swcred generate --style passphrase --words 7
               swcred generate --rules "minlength: 8; maxlength: 12; required: digit;"
               swcred generate --app ABCDE12345.com.example.app --domain example.com
             """)
@@ -34,6 +37,12 @@ struct GenerateCommand: AsyncParsableCommand {
 
     @Option(help: "Password Rules the passwords must satisfy, e.g. \"minlength: 12; required: digit;\".")
     var rules: String?
+
+    @Option(help: "With --style passphrase: the number of words (4 to 64; default 6).")
+    var words: Int?
+
+    @Option(help: "With --style passphrase: the text between words (default \"-\"; no letters).")
+    var separator: String?
 
     @Option(help: "How many passwords to generate (1 to \(maximumCount)).")
     var count: Int = 1
@@ -56,6 +65,9 @@ struct GenerateCommand: AsyncParsableCommand {
         }
         if style != nil && rules != nil {
             throw ValidationError("Give either --style or --rules: the rules choose the style.")
+        }
+        if (words != nil || separator != nil) && style != .passphrase {
+            throw ValidationError("--words and --separator go with --style passphrase.")
         }
         if (app == nil) != (domain == nil) {
             throw ValidationError("--app and --domain go together: the gate checks the pair.")
@@ -94,6 +106,12 @@ struct GenerateCommand: AsyncParsableCommand {
             return try await GatedSession.run(app: app, vault: vault, network: network) { facade in
                 try await facade.passwordGenerator(for: target, rules: explicitRules)
             }
+        }
+        if style == .passphrase {
+            return PasswordGenerator(
+                passphrase: try PassphraseGenerator(
+                    wordCount: words ?? PassphraseGenerator.defaultWordCount,
+                    separator: separator ?? PassphraseGenerator.defaultSeparator))
         }
         guard let explicitRules else { return PasswordGenerator(style: style ?? .strong) }
         return try PasswordGenerator(rules: explicitRules)

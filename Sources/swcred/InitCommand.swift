@@ -14,10 +14,13 @@ struct InitCommand: ParsableCommand {
 
             The passphrase comes from --passphrase-file, SWCRED_PASSPHRASE, or a prompt on a \
             terminal (asked twice).
+
+            \(PassphraseStrengthOptions.modelHelp)
             """)
 
     @OptionGroup var vault: VaultOptions
     @OptionGroup var kdf: KDFOptions
+    @OptionGroup var strength: PassphraseStrengthOptions
 
     func run() throws {
         let path = try vault.resolvedPath()
@@ -25,6 +28,9 @@ struct InitCommand: ParsableCommand {
         if let keyFile = vault.keyFile {
             guard !kdf.isSpecified else {
                 throw ValidationError("--kdf options apply to passphrases; a key-file vault uses no KDF.")
+            }
+            guard !strength.allowWeakPassphrase else {
+                throw ValidationError("--allow-weak-passphrase applies to passphrases; a key file is not judged.")
             }
             protection = .newKeyFile(path: keyFile)
         } else {
@@ -36,6 +42,7 @@ struct InitCommand: ParsableCommand {
                 throw SharedWebCredentialsError(
                     .invalidInput, "The passphrase is empty: choose a non-empty passphrase.")
             }
+            try strength.judge(passphrase, parameters: parameters, vaultPath: path, unchanged: "no vault was created")
             protection = .passphrase(passphrase, parameters)
         }
         _ = try Vault.create(at: path, protection: protection)

@@ -12,10 +12,14 @@ struct PasswdCommand: ParsableCommand {
             --passphrase-file, SWCRED_PASSPHRASE or a prompt; the new one from \
             --new-passphrase-file, SWCRED_NEW_PASSPHRASE or a prompt (asked twice). Give --kdf \
             options to change the Argon2id parameters too.
+
+            \(PassphraseStrengthOptions.modelHelp) The new passphrase is judged with the new --kdf \
+            settings, or the vault's current ones.
             """)
 
     @OptionGroup var vault: VaultOptions
     @OptionGroup var kdf: KDFOptions
+    @OptionGroup var strength: PassphraseStrengthOptions
 
     @Option(help: ArgumentHelp("Read the new passphrase from this file.", valueName: "path"))
     var newPassphraseFile: String?
@@ -29,6 +33,11 @@ struct PasswdCommand: ParsableCommand {
         guard !newPassphrase.isEmpty else {
             throw SharedWebCredentialsError(
                 .invalidInput, "The new passphrase is empty: choose a non-empty passphrase.")
+        }
+        if case .passphrase(let current) = try opened.status().protection {
+            try strength.judge(
+                newPassphrase, parameters: parameters ?? current, vaultPath: opened.path,
+                unchanged: "the passphrase was not changed")
         }
         try opened.changePassphrase(to: newPassphrase, parameters: parameters)
         TextOutput.line("Changed the passphrase of \(opened.path)")

@@ -8,7 +8,9 @@ struct StatusCommand: ParsableCommand {
         commandName: "status",
         abstract: "Show the vault's path, format, key protection and record counts.",
         discussion: """
-            Needs no passphrase: nothing shown is secret. With --verify the vault is unlocked and \
+            Needs no passphrase: nothing shown is secret. For a passphrase vault, the Argon2id \
+            settings come with the guesses per second one GPU would make against them (see \
+            `swcred init --help`). With --verify the vault is unlocked and \
             every credential is authenticated; if any fails, the count is shown and swcred exits 9.
             """)
 
@@ -65,6 +67,10 @@ struct StatusCommand: ParsableCommand {
             "credentials:  \(status.credentialCount)",
             "never-save:   \(status.neverSaveCount)",
         ]
+        if case .passphrase(let parameters) = status.protection {
+            let rate = ApproximateWording.number(OfflineAttackModel.guessesPerSecond(parameters))
+            lines.insert("offline rate: about \(rate) guesses per second (one GPU)", at: 3)
+        }
         if let damaged { lines.append("damaged:      \(damaged)") }
         lines.append("memory lock:  \(Self.memoryLock.text)")
         lines.append("core dumps:   \(Self.coreDumps)")
@@ -76,6 +82,12 @@ struct StatusCommand: ParsableCommand {
             let algorithm: String
             let opslimit: UInt64
             let memlimit: UInt64
+            let guessesPerSecond: Double
+
+            enum CodingKeys: String, CodingKey {
+                case algorithm, opslimit, memlimit
+                case guessesPerSecond = "guesses_per_second"
+            }
         }
         let path: String
         let formatVersion: Int
@@ -104,7 +116,9 @@ struct StatusCommand: ParsableCommand {
             protection = "key-file"
         case .passphrase(let parameters):
             protection = "passphrase"
-            kdf = JSONStatus.KDF(algorithm: "argon2id13", opslimit: parameters.opslimit, memlimit: parameters.memlimit)
+            kdf = JSONStatus.KDF(
+                algorithm: "argon2id13", opslimit: parameters.opslimit, memlimit: parameters.memlimit,
+                guessesPerSecond: OfflineAttackModel.guessesPerSecond(parameters))
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -36,13 +36,17 @@ struct VaultProcessTests {
 
         let passwd = try SwcredProcess.run(
             ["passwd", "--vault", path],
-            environment: ["SWCRED_PASSPHRASE": Support.passphrase, "SWCRED_NEW_PASSPHRASE": "second passphrase"])
+            environment: [
+                "SWCRED_PASSPHRASE": Support.passphrase, "SWCRED_NEW_PASSPHRASE": "second correct horse battery staple",
+            ])
         #expect(passwd.status == 0, "\(passwd.stderr)")
         #expect(try client(["read", path, "stress.example", "user-1"]).status == 7)
-        let afterPasswd = try client(["read", path, "stress.example", "user-1"], passphrase: "second passphrase")
+        let afterPasswd = try client(
+            ["read", path, "stress.example", "user-1"], passphrase: "second correct horse battery staple")
         #expect(afterPasswd.stdout == "secret-user-1\n")
         let status = try SwcredProcess.run(
-            ["status", "--verify", "--json", "--vault", path], environment: ["SWCRED_PASSPHRASE": "second passphrase"])
+            ["status", "--verify", "--json", "--vault", path],
+            environment: ["SWCRED_PASSPHRASE": "second correct horse battery staple"])
         #expect(status.status == 0)
         #expect(status.stdout.contains("\"credentials\" : 3") && status.stdout.contains("\"damaged\" : 0"))
     }

@@ -5,7 +5,7 @@ import Testing
 @Suite("swcred app, verify and show on a real vault")
 struct AssociationCommandTests {
     static let fastKDF = ["--kdf-opslimit", "1", "--kdf-memlimit", "8192"]
-    static let passphrase = ["SWCRED_PASSPHRASE": "test passphrase"]
+    static let passphrase = ["SWCRED_PASSPHRASE": "association commands test passphrase"]
     static let app = "ABCDE12345.com.example.app"
 
     let directory: TemporaryDirectory

@@ -7,7 +7,7 @@ import Testing
 @Suite("swcred vault commands")
 struct VaultCommandTests {
     private static let fastKDF = ["--kdf-opslimit", "1", "--kdf-memlimit", "8192"]
-    private static let passphrase = ["SWCRED_PASSPHRASE": "test passphrase"]
+    private static let passphrase = ["SWCRED_PASSPHRASE": "vault commands test passphrase"]
 
     private func initVault(_ path: String) throws {
         let result = try SwcredProcess.run(["init", "--vault", path] + Self.fastKDF, environment: Self.passphrase)
@@ -143,10 +143,11 @@ struct VaultCommandTests {
         #expect(!FileManager.default.fileExists(atPath: path))
 
         let file = directory.path("pass.txt")
-        try Data("from a file\n".utf8).write(to: URL(fileURLWithPath: file))
+        try Data("a passphrase read from a file\n".utf8).write(to: URL(fileURLWithPath: file))
         #expect(try SwcredProcess.run(["init", "--vault", path, "--passphrase-file", file] + Self.fastKDF).status == 0)
         let unlocked = try SwcredProcess.run(
-            ["status", "--verify", "--vault", path], environment: ["SWCRED_PASSPHRASE": "from a file"])
+            ["status", "--verify", "--vault", path], environment: ["SWCRED_PASSPHRASE": "a passphrase read from a file"]
+        )
         #expect(unlocked.status == 0)
         let emptyUnlock = try SwcredProcess.run(["rekey", "--vault", path, "--passphrase-file", empty])
         #expect(emptyUnlock.status == 7 && emptyUnlock.stderr.contains("empty"))

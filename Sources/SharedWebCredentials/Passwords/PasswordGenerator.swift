@@ -1,6 +1,7 @@
 /// Generates passwords of one style, or that satisfy a set of Password Rules (SPEC.md §4).
 ///
-/// Every choice comes from ``SecureRandom``. Each password reports its exact entropy: for `strong`
+/// Every choice comes from ``SecureRandom``, except a passphrase's words (see
+/// ``PassphraseGenerator``). Each password reports its exact entropy: for `strong`
 /// see ``StrongPasswordEngine``; for `classic`, `legacy` and rule-driven passwords, which are drawn
 /// by rejection, the base-2 logarithm of the number of passwords that can be accepted.
 ///
@@ -9,6 +10,7 @@ public final class PasswordGenerator {
     private enum Engine {
         case strong(StrongPasswordEngine)
         case characterSet(CharacterSetPasswordEngine)
+        case passphrase(PassphraseGenerator)
     }
 
     private let engine: Engine
@@ -27,7 +29,14 @@ public final class PasswordGenerator {
         // so building their engines cannot fail.
         case .classic: engine = .characterSet(try! Self.classicEngine())
         case .legacy: engine = .characterSet(try! Self.legacyEngine())
+        case .passphrase: engine = .passphrase(try! PassphraseGenerator())
         }
+    }
+
+    /// A generator of passphrases made by `passphrase` (style ``PasswordStyle/passphrase``).
+    public init(passphrase: PassphraseGenerator) {
+        style = .passphrase
+        engine = .passphrase(passphrase)
     }
 
     /// A generator whose every password satisfies `rules`, in the style Apple's tool would pick
@@ -74,8 +83,11 @@ public final class PasswordGenerator {
     /// `String` each) and returns its entropy in bits.
     public func append(to output: inout [UInt8]) -> Double {
         switch engine {
-        case .strong(let strong): strong.append(to: &output, random: &random)
-        case .characterSet(let characterSet): characterSet.append(to: &output, random: &random)
+        case .strong(let strong): return strong.append(to: &output, random: &random)
+        case .characterSet(let characterSet): return characterSet.append(to: &output, random: &random)
+        case .passphrase(let passphrase):
+            passphrase.next().withUnsafeBytes { output.append(contentsOf: $0) }
+            return passphrase.entropyBits
         }
     }
 

@@ -10,6 +10,9 @@ public enum PasswordStyle: String, Sendable, CaseIterable, CustomStringConvertib
     case classic
     /// `SecCreateSharedWebCredentialPassword`: `xxx-xxx-xxx-xxx` from 55 characters.
     case legacy
+    /// Words from the EFF large wordlist, six joined by `-` unless a ``PassphraseGenerator`` says
+    /// otherwise: for the vault's own passphrase, not for sites.
+    case passphrase
 
     public var description: String { rawValue }
 }

@@ -54,7 +54,7 @@ final class GatedFixture {
     }
 
     /// The passphrase of the vault (given through the environment, never argv).
-    let passphrase = "fixture passphrase"
+    let passphrase = "gated fixture passphrase 42"
 
     /// The environment every run gets.
     var environment: [String: String] { ["SWCRED_VAULT": vaultPath, "SWCRED_PASSPHRASE": passphrase] }

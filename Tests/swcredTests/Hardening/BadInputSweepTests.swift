@@ -36,7 +36,9 @@ struct BadInputSweepTests {
 
         init() throws {
             directory = try TemporaryDirectory()
-            environment = ["SWCRED_VAULT": directory.path("vault.sqlite"), "SWCRED_PASSPHRASE": "sweep passphrase"]
+            environment = [
+                "SWCRED_VAULT": directory.path("vault.sqlite"), "SWCRED_PASSPHRASE": "sweep passphrase for bad inputs",
+            ]
             for arguments in [
                 ["init", "--kdf", "interactive"],
                 ["app", "add", BadInputSweepTests.app, "--domain", "webcredentials:shop.example"],

@@ -1,0 +1,4 @@
+#ifndef CZXCVBN_SHIM_H
+#define CZXCVBN_SHIM_H
+#include <zxcvbn.h>
+#endif
