@@ -5,13 +5,19 @@ import SharedWebCredentials
 struct PasswdCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "passwd",
-        abstract: "Change the vault passphrase.",
+        abstract: "Change the vault passphrase (with --rekey, rotate the vault key too).",
         discussion: """
             Re-wraps the vault key under the new passphrase (with a fresh salt); records are not \
-            touched and the old passphrase stops working. The current passphrase comes from \
-            --passphrase-file, SWCRED_PASSPHRASE or a prompt; the new one from \
-            --new-passphrase-file, SWCRED_NEW_PASSPHRASE or a prompt (asked twice). Give --kdf \
-            options to change the Argon2id parameters too.
+            touched. The vault key itself does not change, so the old passphrase still opens any \
+            copy of the vault made before, and a saved copy of the old key metadata put back \
+            into the current file. After a passphrase leaked, use --rekey: it also draws a new \
+            vault key and re-encrypts every record, in the same transaction.
+
+            The current passphrase comes from --passphrase-file, SWCRED_PASSPHRASE or a prompt; \
+            the new one from --new-passphrase-file, SWCRED_NEW_PASSPHRASE or a prompt (asked \
+            twice). Give --kdf options to change the Argon2id parameters too. If another process \
+            changes the passphrase or the key at the same time, one of the two fails (exit 7) \
+            and changes nothing.
             """)
 
     @OptionGroup var vault: VaultOptions
@@ -19,6 +25,9 @@ struct PasswdCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Read the new passphrase from this file.", valueName: "path"))
     var newPassphraseFile: String?
+
+    @Flag(help: "Also rotate the vault key and re-encrypt every record (after a passphrase leaked).")
+    var rekey = false
 
     func run() throws {
         let opened = try vault.openVault()
@@ -30,7 +39,14 @@ struct PasswdCommand: ParsableCommand {
             throw SharedWebCredentialsError(
                 .invalidInput, "The new passphrase is empty: choose a non-empty passphrase.")
         }
-        try opened.changePassphrase(to: newPassphrase, parameters: parameters)
-        print("Changed the passphrase of \(opened.path)")
+        try opened.changePassphrase(to: newPassphrase, parameters: parameters, rotatingKey: rekey)
+        if rekey {
+            let count = try opened.credentials.count()
+            print(
+                "Changed the passphrase and rotated the vault key of \(opened.path); re-encrypted \(count) credentials."
+            )
+        } else {
+            print("Changed the passphrase of \(opened.path)")
+        }
     }
 }

@@ -8,6 +8,7 @@ enum PasswordInput {
         if Terminal.inputIsTerminal {
             return try PassphraseInput.promptWithoutEcho("Password for \"\(account)\" on \(domain): ")
         }
-        return try PassphraseFile.read(at: "/dev/stdin", what: "password on standard input")
+        return try PassphraseFile.read(
+            at: "/dev/stdin", what: "password on standard input", requirePrivate: false)
     }
 }

@@ -8,8 +8,11 @@ struct StatusCommand: ParsableCommand {
         commandName: "status",
         abstract: "Show the vault's path, format, key protection and record counts.",
         discussion: """
-            Needs no passphrase: nothing shown is secret. With --verify the vault is unlocked and \
-            every credential is authenticated; if any fails, the count is shown and swcred exits 9.
+            Needs no passphrase: nothing shown is secret. With --verify the vault is unlocked, \
+            every credential and never-save marker is authenticated, every registered app and \
+            stored verdict has its MAC checked, and the set of records is compared with its \
+            sealed commitment (which shows a record rolled back, brought back or deleted behind \
+            swcred's back). If anything fails, what failed is shown and swcred exits 9.
             """)
 
     @OptionGroup var vault: VaultOptions
@@ -17,28 +20,28 @@ struct StatusCommand: ParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
-    @Flag(help: "Unlock the vault and check every credential's integrity.")
+    @Flag(help: "Unlock the vault and check the integrity of every record, app and verdict.")
     var verify = false
 
     func run() throws {
         let path = try vault.resolvedPath()
         let status = try Vault.inspect(at: path)
-        var damaged: Int?
-        if verify { damaged = try vault.openVault().credentials.verify().damaged }
+        var report: VaultIntegrityReport?
+        if verify { report = try vault.openVault().integrityReport() }
         if json {
-            print(try jsonText(status, damaged: damaged))
+            print(try jsonText(status, report: report))
         } else {
-            print(text(status, damaged: damaged))
+            print(text(status, report: report))
         }
-        if let damaged, damaged > 0 {
+        if let report, !report.isIntact {
             throw SharedWebCredentialsError(
                 .integrityFailure,
-                "\(damaged) credential(s) in \(path) failed authentication: they were altered or damaged. Delete or restore them."
+                "\(path) failed its integrity check: \(report.problems.joined(separator: "; ")). Restore the vault from a backup."
             )
         }
     }
 
-    private func text(_ status: VaultStatus, damaged: Int?) -> String {
+    private func text(_ status: VaultStatus, report: VaultIntegrityReport?) -> String {
         let protection =
             switch status.protection {
             case .keyFile: "key file"
@@ -51,7 +54,13 @@ struct StatusCommand: ParsableCommand {
             "credentials:  \(status.credentialCount)",
             "never-save:   \(status.neverSaveCount)",
         ]
-        if let damaged { lines.append("damaged:      \(damaged)") }
+        if let report {
+            lines.append("damaged:      \(report.damagedCredentials)")
+            lines.append(
+                "record set:   \(report.recordSetMatchesCommitment ? "matches its commitment" : "DOES NOT MATCH its commitment")"
+            )
+            lines.append("integrity:    \(report.isIntact ? "ok" : "FAILED")")
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -68,15 +77,18 @@ struct StatusCommand: ParsableCommand {
         let credentials: Int
         let neverSave: Int
         let damaged: Int?
+        let recordSetMatches: Bool?
+        let problems: [String]?
 
         enum CodingKeys: String, CodingKey {
-            case path, protection, kdf, credentials, damaged
+            case path, protection, kdf, credentials, damaged, problems
+            case recordSetMatches = "record_set_matches"
             case formatVersion = "format_version"
             case neverSave = "never_save"
         }
     }
 
-    private func jsonText(_ status: VaultStatus, damaged: Int?) throws -> String {
+    private func jsonText(_ status: VaultStatus, report: VaultIntegrityReport?) throws -> String {
         var kdf: JSONStatus.KDF?
         let protection: String
         switch status.protection {
@@ -90,7 +102,8 @@ struct StatusCommand: ParsableCommand {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let value = JSONStatus(
             path: status.path, formatVersion: status.formatVersion, protection: protection, kdf: kdf,
-            credentials: status.credentialCount, neverSave: status.neverSaveCount, damaged: damaged)
+            credentials: status.credentialCount, neverSave: status.neverSaveCount, damaged: report?.damagedCredentials,
+            recordSetMatches: report?.recordSetMatchesCommitment, problems: report?.problems)
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

@@ -116,7 +116,10 @@ struct VaultTests {
                     at: directory.path("raw.sqlite"), protection: .rawKey(SecureBytes.random(count: 16)))
             } == .invalidInput)
         #expect(!FileManager.default.fileExists(atPath: directory.path("raw.sqlite")))
-        try Data(repeating: 1, count: 31).write(to: URL(fileURLWithPath: directory.path("short.key")))
+        #expect(
+            FileManager.default.createFile(
+                atPath: directory.path("short.key"), contents: Data(repeating: 1, count: 31),
+                attributes: [.posixPermissions: 0o600]))
         #expect(Support.errorCode { _ = try KeyFile.read(at: directory.path("short.key")) } == .invalidInput)
         #expect(Support.errorCode { _ = try KeyFile.read(at: directory.path("absent.key")) } == .invalidInput)
     }

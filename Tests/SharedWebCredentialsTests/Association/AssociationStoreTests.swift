@@ -11,7 +11,7 @@ struct AssociationStoreTests {
 
     @Test("apps are registered, listed, found, re-registered and removed")
     func registry() throws {
-        let registry = AppRegistry(writer: database.queue)
+        let registry = database.vault.apps
         let date = Date(timeIntervalSince1970: 1_800_000_000)
         let entitlements = try Entitlements(strings: ["webcredentials:*.example.com", "applinks:example.com"])
         try registry.register(app, entitlements: entitlements, at: date)
@@ -35,8 +35,8 @@ struct AssociationStoreTests {
 
     @Test("verdicts are stored per (service, app, domain) and dropped with the app or its entry")
     func records() throws {
-        let registry = AppRegistry(writer: database.queue)
-        let store = AssociationStore(writer: database.queue)
+        let registry = database.vault.apps
+        let store = database.vault.associations
         let entries = try Entitlements(strings: [
             "webcredentials:*.example.com:8443", "webcredentials:login.example.org",
         ])
