@@ -104,8 +104,9 @@ public final class Vault: Sendable {
             let database = try VaultDatabase.open(path: path, busyTimeout: configuration.busyTimeout)
             try created.requireSameFile(path: path)
             let metadata = Self.metadata(for: keys, protection: stored)
+            try VaultDatabase.mappingErrors(path: path) { try VaultMigrations.apply(to: database) }
+            try VaultDatabase.distrustSchema(database, path: path)
             try VaultDatabase.mappingErrors(path: path) {
-                try VaultMigrations.apply(to: database)
                 try database.write { db in
                     try metadata.write(db)
                     try RecordCommitment.empty().store(db, keys: keys)
@@ -126,13 +127,14 @@ public final class Vault: Sendable {
     public static func open(
         at path: String, secret: VaultSecret, configuration: VaultConfiguration = VaultConfiguration()
     ) throws -> Vault {
-        let database = try openChecked(at: path, configuration: configuration)
+        let database = try openChecked(at: path, configuration: configuration).database
         let unlockedFrom = try VaultDatabase.mappingErrors(path: path) {
             try database.read { db in try VaultMetadata.read(db, path: path) }
         }
         let wrappingKey = try unwrappingKey(for: unlockedFrom, secret: secret)
         let vaultKey = try unwrap(unlockedFrom, with: wrappingKey, path: path)
         try VaultDatabase.mappingErrors(path: path) { try VaultMigrations.apply(to: database) }
+        try VaultDatabase.distrustSchema(database, path: path)
         let keys = VaultKeys(keyID: unlockedFrom.keyID, vaultKey: vaultKey, wrappingKey: wrappingKey)
         var metadata = unlockedFrom
         if unlockedFrom.formatVersion < VaultKeys.formatVersion {
@@ -147,15 +149,20 @@ public final class Vault: Sendable {
             unlocked: UnlockedKey(keys: keys, protection: metadata.protection, wrappedKey: metadata.wrappedKey))
     }
 
-    /// Checks the files' permissions, opens the database defensively and checks its schema.
-    private static func openChecked(at path: String, configuration: VaultConfiguration) throws -> DatabaseQueue {
+    /// Checks the files' permissions, opens the database defensively and checks its schema;
+    /// returns the database and whether its schema is fully migrated.
+    private static func openChecked(
+        at path: String, configuration: VaultConfiguration
+    ) throws -> (
+        database: DatabaseQueue, migrated: Bool
+    ) {
         try VaultDatabase.requireExisting(path: path)
         try VaultFiles.requireNotWritableByOthers(vault: path)
         let database = try VaultDatabase.open(path: path, busyTimeout: configuration.busyTimeout)
-        try VaultDatabase.mappingErrors(path: path) {
+        let migrated = try VaultDatabase.mappingErrors(path: path) {
             try database.read { db in try VaultSchema.verify(db, path: path) }
         }
-        return database
+        return (database, migrated)
     }
 
     /// The vault key in `metadata`'s wrapped key, under the associated data of the format the
@@ -329,7 +336,8 @@ public final class Vault: Sendable {
     public static func inspect(
         at path: String, configuration: VaultConfiguration = VaultConfiguration()
     ) throws -> VaultStatus {
-        let database = try openChecked(at: path, configuration: configuration)
+        let (database, migrated) = try openChecked(at: path, configuration: configuration)
+        if migrated { try VaultDatabase.distrustSchema(database, path: path) }
         return try VaultDatabase.mappingErrors(path: path) {
             try database.read { db in
                 let metadata = try VaultMetadata.read(db, path: path)

@@ -36,10 +36,9 @@ enum VaultDatabase {
         }
     }
 
-    /// Makes the connection distrust the file's schema: SQLITE_DBCONFIG_DEFENSIVE (no writes to
-    /// the schema or shadow tables, no dangerous pragmas) and `trusted_schema=OFF` (no SQL function
-    /// with side effects and no virtual table runs from a view or trigger stored in the file).
-    /// The schema itself is compared with what the migrations make (``VaultSchema``).
+    /// Turns on SQLITE_DBCONFIG_DEFENSIVE: no writes to the schema or shadow tables, no dangerous
+    /// pragmas. The schema itself is compared with what the migrations make (``VaultSchema``)
+    /// before anything else is read, and ``distrustSchema(_:path:)`` follows.
     private static func harden(_ db: Database, path: String) throws {
         guard swcred_sqlite_enable_defensive(UnsafeMutableRawPointer(db.sqliteConnection)) == 0 else {
             throw SharedWebCredentialsError(
@@ -47,8 +46,17 @@ enum VaultDatabase {
                 "SQLite could not turn on defensive mode for \(path); this SQLite is too old (3.26 or later is needed)."
             )
         }
-        try db.execute(sql: "PRAGMA trusted_schema = OFF")
-        guard try Bool.fetchOne(db, sql: "PRAGMA trusted_schema") == false else {
+    }
+
+    /// Sets `trusted_schema=OFF`: no SQL function with side effects and no virtual table runs from
+    /// a view, trigger or constraint stored in the file. Called once the schema is checked and
+    /// fully migrated: migration 0002's CHECK called json_valid(), which SQLite 3.40 does not
+    /// mark innocuous, so a format-1 file cannot even be parsed, or migrated, with it off.
+    static func distrustSchema(_ database: DatabaseQueue, path: String) throws {
+        try mappingErrors(path: path) {
+            try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA trusted_schema = OFF") }
+        }
+        guard try database.read({ db in try Bool.fetchOne(db, sql: "PRAGMA trusted_schema") }) == false else {
             throw SharedWebCredentialsError(
                 .internalError,
                 "SQLite ignored trusted_schema=OFF for \(path); this SQLite is too old (3.31 or later is needed).")

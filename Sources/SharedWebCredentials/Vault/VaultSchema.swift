@@ -20,11 +20,12 @@ enum VaultSchema {
     private static let expectedByCount = Mutex<[Int: Set<SchemaObject>]>([:])
 
     /// Throws `.integrityFailure`, naming the object, if the schema of `db` differs from what the
-    /// migrations it records as applied make.
-    static func verify(_ db: Database, path: String) throws {
+    /// migrations it records as applied make. Returns whether every embedded migration is applied.
+    @discardableResult
+    static func verify(_ db: Database, path: String) throws -> Bool {
         let actual = try objects(db)
-        let expected =
-            try appliedMigrations(db, objects: actual, path: path).map(expectedObjects(migrationCount:)) ?? []
+        let applied = try appliedMigrations(db, objects: actual, path: path)
+        let expected = try applied.map(expectedObjects(migrationCount:)) ?? []
         let expectedByName = Dictionary(expected.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for object in actual.sorted(by: { $0.name < $1.name }) where !expected.contains(object) {
             if let wanted = expectedByName[object.name] {
@@ -45,6 +46,7 @@ enum VaultSchema {
                 "The \(missing.type) \(quoted(missing.name)) is missing from \(path): the vault was altered outside swcred or is damaged. Restore it from a backup."
             )
         }
+        return applied == EmbeddedMigrations.all.count
     }
 
     private static func objects(_ db: Database) throws -> Set<SchemaObject> {

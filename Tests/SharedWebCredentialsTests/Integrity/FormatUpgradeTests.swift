@@ -145,7 +145,7 @@ struct FormatUpgradeTests {
         try LegacyVault.write(at: path)
         let attacker = Attacker(path: path)
         try attacker.execute(
-            "UPDATE credentials SET sealed = zeroblob(length(sealed)) WHERE rowid IN (SELECT rowid FROM credentials LIMIT 1)"
+            "UPDATE credentials SET sealed = zeroblob(length(sealed)) WHERE id IN (SELECT id FROM credentials LIMIT 1)"
         )
         let error = failure { _ = try Support.open(path) }
         #expect(error?.code == .integrityFailure)

@@ -168,7 +168,9 @@ struct GateStateTests {
         for (sql, named) in cases {
             let copy = try TemporaryDirectory()
             let path = copy.path("vault.sqlite")
-            try FileManager.default.copyItem(atPath: vault.path, toPath: path)
+            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: vault.path + suffix) {
+                try FileManager.default.copyItem(atPath: vault.path + suffix, toPath: path + suffix)
+            }
             try Attacker(path: path).execute(sql)
             let error = failure { _ = try VaultTestSupport.open(path) }
             #expect(error?.code == .integrityFailure, "\(sql)")

@@ -111,7 +111,7 @@ struct RecordRollbackTests {
 
     @Test("a credential deleted behind swcred's back is caught")
     func deletedBehindTheBack() throws {
-        try attacker.execute("DELETE FROM credentials WHERE rowid IN (SELECT rowid FROM credentials LIMIT 1)")
+        try attacker.execute("DELETE FROM credentials WHERE id IN (SELECT id FROM credentials LIMIT 1)")
         try expectCaught(vault.path)
     }
 
