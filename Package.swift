@@ -34,6 +34,8 @@ let package = Package(
         ),
         // zxcvbn-c, the passphrase strength estimator KeePassXC uses; Debian ships no pkg-config file.
         .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
+        // sqlite3_db_config is variadic, so Swift cannot call it: this sets SQLITE_DBCONFIG_DEFENSIVE.
+        .target(name: "CSQLiteHardening", linkerSettings: [.linkedLibrary("sqlite3")]),
         // The parsers and value types, with no dependency beyond Foundation: cheap to build with
         // fuzzing instrumentation (Fuzz/) and usable by tools that only check AASA files or rules.
         .target(name: "SharedWebCredentialsCore"),
@@ -43,6 +45,7 @@ let package = Package(
                 "SharedWebCredentialsCore",
                 "CSodium",
                 "CZxcvbn",
+                "CSQLiteHardening",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

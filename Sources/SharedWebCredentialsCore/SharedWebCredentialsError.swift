@@ -32,6 +32,9 @@ public struct SharedWebCredentialsError: Error, Sendable, Equatable, CustomStrin
         case vaultBusy = "vault-busy"
         /// The owner marked the host "never save".
         case neverSave = "never-save"
+        /// The vault's storage cannot be written: read-only, permission denied or disk full.
+        /// Nothing was changed.
+        case storageFailure = "storage-failure"
     }
 
     /// The stable category of this failure.

@@ -21,6 +21,7 @@ enum ExitStatus {
         case .networkFailure: 10
         case .vaultBusy: 11
         case .neverSave: 12
+        case .storageFailure: 13
         }
     }
 }

@@ -9,6 +9,7 @@ enum PasswordInput {
             return try PassphraseInput.promptWithoutEcho(
                 "Password for \"\(Terminal.displayable(account))\" on \(domain): ")
         }
-        return try PassphraseFile.read(at: "/dev/stdin", what: "password on standard input")
+        return try PassphraseFile.read(
+            at: "/dev/stdin", what: "password on standard input", requirePrivate: false)
     }
 }

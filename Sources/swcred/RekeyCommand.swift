@@ -8,8 +8,11 @@ struct RekeyCommand: ParsableCommand {
         abstract: "Rotate the vault key, re-encrypting every record.",
         discussion: """
             Draws a new random vault key and re-encrypts every credential and never-save marker \
-            in one transaction: if anything fails (a damaged record, exit 9), nothing changes \
-            and the old key keeps working. The passphrase or key file stays the same.
+            (and re-authenticates every app and verdict) in one transaction, after checking the \
+            records against their commitment: if anything fails (a damaged or rolled-back \
+            record, exit 9), nothing changes and the old key keeps working. The passphrase or \
+            key file stays the same; after a passphrase leaked, run `swcred passwd --rekey`, \
+            which changes both at once.
             """)
 
     @OptionGroup var vault: VaultOptions

@@ -10,8 +10,11 @@ struct StatusCommand: ParsableCommand {
         discussion: """
             Needs no passphrase: nothing shown is secret. For a passphrase vault, the Argon2id \
             settings come with the guesses per second one GPU would make against them (see \
-            `swcred init --help`). With --verify the vault is unlocked and \
-            every credential is authenticated; if any fails, the count is shown and swcred exits 9.
+            `swcred init --help`). With --verify the vault is unlocked, every credential and \
+            never-save marker is authenticated, every registered app and stored verdict has its \
+            MAC checked, and the set of records is compared with its sealed commitment (which \
+            shows a record rolled back, brought back or deleted behind swcred's back). If \
+            anything fails, what failed is shown and swcred exits 9.
             """)
 
     @OptionGroup var vault: VaultOptions
@@ -19,23 +22,23 @@ struct StatusCommand: ParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
-    @Flag(help: "Unlock the vault and check every credential's integrity.")
+    @Flag(help: "Unlock the vault and check the integrity of every record, app and verdict.")
     var verify = false
 
     func run() throws {
         let path = try vault.resolvedPath()
         let status = try Vault.inspect(at: path)
-        var damaged: Int?
-        if verify { damaged = try vault.openVault().credentials.verify().damaged }
+        var report: VaultIntegrityReport?
+        if verify { report = try vault.openVault().integrityReport() }
         if json {
-            TextOutput.json(try jsonText(status, damaged: damaged).utf8)
+            TextOutput.json(try jsonText(status, report: report).utf8)
         } else {
-            for line in lines(status, damaged: damaged) { TextOutput.line(line) }
+            for line in lines(status, report: report) { TextOutput.line(line) }
         }
-        if let damaged, damaged > 0 {
+        if let report, !report.isIntact {
             throw SharedWebCredentialsError(
                 .integrityFailure,
-                "\(damaged) credential(s) in \(path) failed authentication: they were altered or damaged. Delete or restore them."
+                "\(path) failed its integrity check: \(report.problems.joined(separator: "; ")). Restore the vault from a backup."
             )
         }
     }
@@ -54,7 +57,7 @@ struct StatusCommand: ParsableCommand {
         return ProcessHardening.isOptedOut ? "off (the core size limit is 0)" : "off"
     }
 
-    private func lines(_ status: VaultStatus, damaged: Int?) -> [String] {
+    private func lines(_ status: VaultStatus, report: VaultIntegrityReport?) -> [String] {
         let protection =
             switch status.protection {
             case .keyFile: "key file"
@@ -71,7 +74,13 @@ struct StatusCommand: ParsableCommand {
             let rate = ApproximateWording.number(OfflineAttackModel.guessesPerSecond(parameters))
             lines.insert("offline rate: about \(rate) guesses per second (one GPU)", at: 3)
         }
-        if let damaged { lines.append("damaged:      \(damaged)") }
+        if let report {
+            lines.append("damaged:      \(report.damagedCredentials)")
+            lines.append(
+                "record set:   \(report.recordSetMatchesCommitment ? "matches its commitment" : "DOES NOT MATCH its commitment")"
+            )
+            lines.append("integrity:    \(report.isIntact ? "ok" : "FAILED")")
+        }
         lines.append("memory lock:  \(Self.memoryLock.text)")
         lines.append("core dumps:   \(Self.coreDumps)")
         return lines
@@ -98,17 +107,20 @@ struct StatusCommand: ParsableCommand {
         let damaged: Int?
         let memoryLocked: Bool
         let coreDumps: Bool
+        let recordSetMatches: Bool?
+        let problems: [String]?
 
         enum CodingKeys: String, CodingKey {
-            case path, protection, kdf, credentials, damaged
+            case path, protection, kdf, credentials, damaged, problems
             case memoryLocked = "memory_locked"
             case coreDumps = "core_dumps"
+            case recordSetMatches = "record_set_matches"
             case formatVersion = "format_version"
             case neverSave = "never_save"
         }
     }
 
-    private func jsonText(_ status: VaultStatus, damaged: Int?) throws -> String {
+    private func jsonText(_ status: VaultStatus, report: VaultIntegrityReport?) throws -> String {
         var kdf: JSONStatus.KDF?
         let protection: String
         switch status.protection {
@@ -124,8 +136,9 @@ struct StatusCommand: ParsableCommand {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let value = JSONStatus(
             path: status.path, formatVersion: status.formatVersion, protection: protection, kdf: kdf,
-            credentials: status.credentialCount, neverSave: status.neverSaveCount, damaged: damaged,
-            memoryLocked: Self.memoryLock.isLocked, coreDumps: ProcessHardening.coreDumpsPossible)
+            credentials: status.credentialCount, neverSave: status.neverSaveCount, damaged: report?.damagedCredentials,
+            memoryLocked: Self.memoryLock.isLocked, coreDumps: ProcessHardening.coreDumpsPossible,
+            recordSetMatches: report?.recordSetMatchesCommitment, problems: report?.problems)
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

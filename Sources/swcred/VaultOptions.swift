@@ -41,11 +41,14 @@ struct VaultOptions: ParsableArguments {
                 prompt: "Vault passphrase: ", confirm: false))
     }
 
-    /// Opens and unlocks the vault.
+    /// Opens and unlocks the vault; its warnings (such as a stored verdict that failed
+    /// authentication) go to standard error.
     func openVault() throws -> Vault {
         let path = try resolvedPath()
         try requireVault(at: path)
-        return try Vault.open(at: path, secret: unlockSecret())
+        let vault = try Vault.open(at: path, secret: unlockSecret())
+        vault.setWarningHandler { Terminal.printWarning($0) }
+        return vault
     }
 
     /// Fails with "no vault" before asking for a passphrase that could not be used.

@@ -5,8 +5,8 @@ import Testing
 
 @testable import SharedWebCredentials
 
-/// A vault that cannot be written (read-only, disk full) fails with a clear, typed error and
-/// keeps everything it held before: no partial write.
+/// A vault that cannot be written (read-only, disk full) fails with a clear, typed error of its
+/// own (`storageFailure`, exit 13) and keeps everything it held before: no partial write.
 @Suite("Storage failures")
 struct StorageFailureTests {
     typealias Support = VaultTestSupport
@@ -51,20 +51,20 @@ struct StorageFailureTests {
         #expect(check == "ok")
     }
 
-    @Test("SQLite refusing writes (query_only): read-only error that says what to do, nothing written")
+    @Test("SQLite refusing writes (query_only): storage failure that says what to do, nothing written")
     func readOnlyConnection() throws {
         let directory = try TemporaryDirectory()
         let vault = try seededVault(in: directory)
         try vault.database.inDatabase { db in try db.execute(sql: "PRAGMA query_only = ON") }
         let error = failure { try bigBatch(vault) }
-        #expect(error?.code == .invalidInput)
+        #expect(error?.code == .storageFailure)
         #expect(error?.message.contains("read-only") == true, "\(String(describing: error))")
         #expect(error?.message.contains("nothing was changed") == true)
         #expect(try vault.credentials.count() == 3)
         try expectIntact(vault.path)
     }
 
-    @Test("disk full (max_page_count): disk-full error that says what to do, the batch is rolled back")
+    @Test("disk full (max_page_count): storage failure that says what to do, the batch is rolled back")
     func diskFullAtPageLimit() throws {
         let directory = try TemporaryDirectory()
         let vault = try seededVault(in: directory)
@@ -73,7 +73,7 @@ struct StorageFailureTests {
             try db.execute(sql: "PRAGMA max_page_count = \(pages + 2)")
         }
         let error = failure { try bigBatch(vault) }
-        #expect(error?.code == .internalError)
+        #expect(error?.code == .storageFailure)
         #expect(error?.message.contains("full: free some space") == true, "\(String(describing: error))")
         #expect(try vault.credentials.count() == 3)
         // The connection is still usable after the failure.
@@ -82,7 +82,7 @@ struct StorageFailureTests {
     }
 
     @Test(
-        "a real full tmpfs: disk-full error, nothing half-written, all data back once space is freed",
+        "a real full tmpfs: storage failure, nothing half-written, all data back once space is freed",
         .enabled(if: ScratchFilesystem.isAvailable, "needs the right to mount a tmpfs"))
     func realDiskFull() throws {
         let filesystem = try ScratchFilesystem(kibibytes: 2048)
@@ -95,7 +95,7 @@ struct StorageFailureTests {
         // Open after filling: SQLite cannot even size the shared-memory file.
         let atOpen = failure { try bigBatch(try Support.open(path)) }
         for error in [midTransaction, atOpen] {
-            #expect(error?.code == .internalError)
+            #expect(error?.code == .storageFailure)
             #expect(error?.message.contains("full: free some space") == true, "\(String(describing: error))")
         }
         #expect(try openedBefore.credentials.count() == 3)
@@ -104,7 +104,7 @@ struct StorageFailureTests {
     }
 
     @Test(
-        "a read-only file system: read-only error, and every credential is there once writable again",
+        "a read-only file system: storage failure, and every credential is there once writable again",
         .enabled(if: ScratchFilesystem.isAvailable, "needs the right to mount a tmpfs"))
     func realReadOnlyFilesystem() throws {
         let filesystem = try ScratchFilesystem(kibibytes: 4096)
@@ -115,7 +115,7 @@ struct StorageFailureTests {
             let vault = try Support.open(path)
             try bigBatch(vault)
         }
-        #expect(error?.code == .invalidInput, "\(String(describing: error))")
+        #expect(error?.code == .storageFailure, "\(String(describing: error))")
         #expect(error?.message.contains("read-only") == true, "\(String(describing: error))")
         try filesystem.remount(readOnly: false)
         try expectIntact(path)

@@ -19,6 +19,7 @@ func exitCode(for code: SharedWebCredentialsError.Code) -> Int32 {
     case .integrityFailure: 9
     case .vaultBusy: 11
     case .itemNotFound: 5
+    case .storageFailure: 13
     default: 1
     }
 }

@@ -9,6 +9,12 @@ struct VaultCommandTests {
     private static let fastKDF = ["--kdf-opslimit", "1", "--kdf-memlimit", "8192"]
     private static let passphrase = ["SWCRED_PASSPHRASE": "vault commands test passphrase"]
 
+    /// Writes a secret file readable by its owner only, as swcred requires of passphrase and key files.
+    private func writePrivate(_ data: Data, to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600])
+        else { throw CocoaError(.fileWriteUnknown) }
+    }
+
     private func initVault(_ path: String) throws {
         let result = try SwcredProcess.run(["init", "--vault", path] + Self.fastKDF, environment: Self.passphrase)
         #expect(result.status == 0, "\(result.stderr)")
@@ -27,7 +33,7 @@ struct VaultCommandTests {
         let status = try SwcredProcess.run(["status", "--json", "--vault", path])
         #expect(status.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: status.stdoutData) as? [String: Any])
-        #expect(json["format_version"] as? Int == 1)
+        #expect(json["format_version"] as? Int == 2)
         #expect(json["protection"] as? String == "passphrase")
         #expect(json["credentials"] as? Int == 0)
         #expect(json["path"] as? String == path)
@@ -137,13 +143,13 @@ struct VaultCommandTests {
             ["init", "--vault", path, "--passphrase-file", directory.path("missing.txt")] + Self.fastKDF)
         #expect(unreadable.status == 2 && unreadable.stderr.contains("Cannot read the passphrase file"))
         let empty = directory.path("empty.txt")
-        try Data().write(to: URL(fileURLWithPath: empty))
+        try writePrivate(Data(), to: empty)
         let emptyInit = try SwcredProcess.run(["init", "--vault", path, "--passphrase-file", empty] + Self.fastKDF)
         #expect(emptyInit.status == 2 && emptyInit.stderr.contains("empty"))
         #expect(!FileManager.default.fileExists(atPath: path))
 
         let file = directory.path("pass.txt")
-        try Data("a passphrase read from a file\n".utf8).write(to: URL(fileURLWithPath: file))
+        try writePrivate(Data("a passphrase read from a file\n".utf8), to: file)
         #expect(try SwcredProcess.run(["init", "--vault", path, "--passphrase-file", file] + Self.fastKDF).status == 0)
         let unlocked = try SwcredProcess.run(
             ["status", "--verify", "--vault", path], environment: ["SWCRED_PASSPHRASE": "a passphrase read from a file"]
@@ -174,11 +180,11 @@ struct VaultCommandTests {
         let key = directory.path("vault.key")
         #expect(try SwcredProcess.run(["init", "--vault", path, "--key-file", key]).status == 0)
         let short = directory.path("short.key")
-        try Data(repeating: 7, count: 31).write(to: URL(fileURLWithPath: short))
+        try writePrivate(Data(repeating: 7, count: 31), to: short)
         let result = try SwcredProcess.run(["rekey", "--vault", path, "--key-file", short])
         #expect(result.status == 2 && result.stderr.contains("exactly 32"))
         let wrongKey = directory.path("wrong.key")
-        try Data(repeating: 7, count: 32).write(to: URL(fileURLWithPath: wrongKey))
+        try writePrivate(Data(repeating: 7, count: 32), to: wrongKey)
         let wrong = try SwcredProcess.run(["rekey", "--vault", path, "--key-file", wrongKey])
         #expect(wrong.status == 7 && wrong.stderr.contains("Wrong key file"))
     }

@@ -2,12 +2,16 @@ import Foundation
 import GRDB
 
 /// The `apps` table: which apps the vault owner registered, with their entitlements.
+///
+/// Every row carries a MAC under the vault's state key (`AuthenticatedTable`); a registration
+/// whose MAC fails was not written by swcred and fails with `.integrityFailure` (exit 9).
 public struct AppRegistry: Sendable {
-    private let writer: any DatabaseWriter
+    private let vault: Vault
+    private static let table = AuthenticatedTable.apps
 
-    /// Uses a database whose schema includes migration 0002.
-    public init(writer: any DatabaseWriter) {
-        self.writer = writer
+    /// The registry of an unlocked vault (``Vault/apps``).
+    init(vault: Vault) {
+        self.vault = vault
     }
 
     /// Registers `app`; registering it again replaces its entitlement and drops verdicts for
@@ -15,13 +19,17 @@ public struct AppRegistry: Sendable {
     public func register(_ app: ApplicationIdentifier, entitlements: Entitlements, at date: Date) throws {
         let json = String(decoding: try JSONEncoder().encode(entitlements.entries), as: UTF8.self)
         let domains = entitlements.entries.map { AssociationStore.domainKey(for: $0) }
-        try writer.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO apps (application_identifier, entitlements, registered_at) VALUES (?, ?, ?)
-                    ON CONFLICT (application_identifier) DO UPDATE SET entitlements = excluded.entitlements
-                    """,
-                arguments: [app.description, json, date])
+        try vault.write { db, keys in
+            // A re-registration keeps the first registration date, if that row is authentic.
+            let existing = try Row.fetchOne(
+                db, sql: "\(Self.table.select) WHERE application_identifier = ?", arguments: [app.description])
+            let registeredAt: DatabaseValue =
+                if let existing, Self.table.isAuthentic(existing, keys: keys) {
+                    existing["registered_at"]
+                } else {
+                    date.databaseValue
+                }
+            try Self.table.write([app.description.databaseValue, json.databaseValue, registeredAt], db: db, keys: keys)
             let kept = Set(zip(entitlements.entries.map(\.service.rawValue), domains).map { "\($0) \($1)" })
             let rows = try Row.fetchAll(
                 db, sql: "SELECT service, domain FROM associations WHERE app = ?", arguments: [app.description])
@@ -33,12 +41,12 @@ public struct AppRegistry: Sendable {
         }
     }
 
-    /// The registration of `app`, or nil.
+    /// The registration of `app`, or nil. Throws `.integrityFailure` if its row fails authentication.
     public func find(_ app: ApplicationIdentifier) throws -> RegisteredApp? {
-        try writer.read { db in
+        try vault.read { db, keys in
             try Row.fetchOne(
-                db, sql: "SELECT * FROM apps WHERE application_identifier = ?", arguments: [app.description]
-            ).map(Self.decode)
+                db, sql: "\(Self.table.select) WHERE application_identifier = ?", arguments: [app.description]
+            ).map { try decode($0, keys: keys) }
         }
     }
 
@@ -51,24 +59,47 @@ public struct AppRegistry: Sendable {
         return registered
     }
 
-    /// Every registered app, ordered by identifier.
+    /// Every registered app, ordered by identifier. Throws `.integrityFailure` if any row fails
+    /// authentication.
     public func all() throws -> [RegisteredApp] {
-        try writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM apps ORDER BY application_identifier").map(Self.decode)
+        try vault.read { db, keys in
+            try Row.fetchAll(db, sql: "\(Self.table.select) ORDER BY application_identifier").map {
+                try decode($0, keys: keys)
+            }
         }
     }
 
-    /// Removes `app` and its verdicts; returns whether it was registered.
+    /// Removes `app` and its verdicts; returns whether it was registered. Works on a row that
+    /// fails authentication too, which is how such a row is got rid of.
     @discardableResult
     public func remove(_ app: ApplicationIdentifier) throws -> Bool {
-        try writer.write { db in
+        try vault.write { db, _ in
             try db.execute(sql: "DELETE FROM associations WHERE app = ?", arguments: [app.description])
             try db.execute(sql: "DELETE FROM apps WHERE application_identifier = ?", arguments: [app.description])
             return db.changesCount > 0
         }
     }
 
-    private static func decode(_ row: Row) throws -> RegisteredApp {
+    /// The identifiers of registered apps whose rows fail authentication.
+    static func untrustedApps(_ db: Database, keys: VaultKeys) throws -> [String] {
+        try Row.fetchAll(db, sql: "\(table.select) ORDER BY application_identifier")
+            .filter { !table.isAuthentic($0, keys: keys) }
+            .map { String(describing: $0[0] as DatabaseValue) }
+    }
+
+    /// The error for an `apps` row that fails authentication.
+    static func untrusted(_ identifier: DatabaseValue, path: String) -> SharedWebCredentialsError {
+        let name = String(describing: identifier)
+        return SharedWebCredentialsError(
+            .integrityFailure,
+            "The registration of \(name) in \(path) failed authentication: it was written or changed by something other than swcred, so it is not trusted. Remove it with `swcred app remove` and register the app again."
+        )
+    }
+
+    private func decode(_ row: Row, keys: VaultKeys) throws -> RegisteredApp {
+        guard Self.table.isAuthentic(row, keys: keys) else {
+            throw Self.untrusted(row[0] as DatabaseValue, path: vault.path)
+        }
         let entries = try JSONDecoder().decode([String].self, from: Data((row["entitlements"] as String).utf8))
         return RegisteredApp(
             identifier: try ApplicationIdentifier(row["application_identifier"]),

@@ -92,7 +92,14 @@ public struct AssociationGate: Sendable {
     ) async throws
         -> AssociationRecord?
     {
-        let cached = try store.record(app: app, entry: entry)
+        var cached = try store.record(app: app, entry: entry)
+        if let record = cached, let approvedAt = record.approvedAt, approvedAt > now() {
+            // swcred never writes a future approval (it would never go stale): not trusted.
+            store.warn(
+                "The stored approval of \(app) by \(record.domain) is dated in the future (\(approvedAt)), which swcred never writes: it counts as missing and is verified again."
+            )
+            cached = nil
+        }
         guard let verifier else { return cached }
         if let cached, !policy.isDue(cached, at: now()) { return cached }
         let check = await verifier.verify([(app, entry)])[0]

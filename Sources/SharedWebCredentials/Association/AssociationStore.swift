@@ -2,12 +2,17 @@ import Foundation
 import GRDB
 
 /// The `associations` table: stored verdicts per (service, app, domain).
+///
+/// Every row carries a MAC under the vault's state key (`AuthenticatedTable`). A row whose MAC
+/// fails is never trusted: it reads as missing (so the gate verifies the site again) and the
+/// vault's warning handler is told.
 public struct AssociationStore: Sendable {
-    private let writer: any DatabaseWriter
+    private let vault: Vault
+    private static let table = AuthenticatedTable.associations
 
-    /// Uses a database whose schema includes migration 0002.
-    public init(writer: any DatabaseWriter) {
-        self.writer = writer
+    /// The verdicts of an unlocked vault (``Vault/associations``).
+    init(vault: Vault) {
+        self.vault = vault
     }
 
     /// The `domain` column value for an entry: host with `*.` and `:port` as in the entitlement.
@@ -16,13 +21,14 @@ public struct AssociationStore: Sendable {
         return (entry.isWildcard ? "*." : "") + host + (entry.port.map { ":\($0)" } ?? "")
     }
 
-    /// The record for `entry` of `app`, or nil if the site was never asked.
+    /// The record for `entry` of `app`, or nil if the site was never asked or the stored record
+    /// fails authentication.
     public func record(app: ApplicationIdentifier, entry: AssociatedDomainEntry) throws -> AssociationRecord? {
-        try writer.read { db in
+        try vault.read { db, keys in
             try Row.fetchOne(
-                db, sql: "SELECT * FROM associations WHERE service = ? AND app = ? AND domain = ?",
+                db, sql: "\(Self.table.select) WHERE service = ? AND app = ? AND domain = ?",
                 arguments: [entry.service.rawValue, app.description, Self.domainKey(for: entry)]
-            ).map(Self.decode)
+            ).flatMap { try trusted($0, keys: keys) }
         }
     }
 
@@ -33,36 +39,58 @@ public struct AssociationStore: Sendable {
 
     /// Inserts or replaces many records in one transaction.
     public func save(_ records: [AssociationRecord]) throws {
-        try writer.write { db in
+        try vault.write { db, keys in
             for record in records {
-                try db.execute(
-                    sql: """
-                        INSERT OR REPLACE INTO associations
-                            (service, app, domain, verdict, checked_at, next_check, last_error, retry_count,
-                             document_digest, approved_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        record.service.rawValue, record.app.description, record.domain, record.verdict.rawValue,
-                        record.checkedAt, record.nextCheck, record.lastError, record.retryCount,
-                        record.documentDigest.map { Data($0) }, record.approvedAt,
-                    ])
+                try Self.table.write(Self.values(of: record), db: db, keys: keys)
             }
         }
     }
 
-    /// Every record, optionally only those of one app, ordered by app, service and domain.
+    /// Every trusted record, optionally only those of one app, ordered by app, service and
+    /// domain. Records that fail authentication are left out (with a warning).
     public func all(app: ApplicationIdentifier? = nil) throws -> [AssociationRecord] {
-        try writer.read { db in
-            if let app {
-                return try Row.fetchAll(
-                    db, sql: "SELECT * FROM associations WHERE app = ? ORDER BY service, domain",
-                    arguments: [app.description]
-                ).map(Self.decode)
-            }
-            return try Row.fetchAll(db, sql: "SELECT * FROM associations ORDER BY app, service, domain").map(
-                Self.decode)
+        try vault.read { db, keys in
+            let rows =
+                if let app {
+                    try Row.fetchAll(
+                        db, sql: "\(Self.table.select) WHERE app = ? ORDER BY service, domain",
+                        arguments: [app.description])
+                } else {
+                    try Row.fetchAll(db, sql: "\(Self.table.select) ORDER BY app, service, domain")
+                }
+            return try rows.compactMap { try trusted($0, keys: keys) }
         }
+    }
+
+    /// Passes a warning about stored verdicts to the vault's warning handler.
+    func warn(_ message: String) {
+        vault.warn(message)
+    }
+
+    /// The number of stored verdicts whose MAC fails.
+    static func untrustedCount(_ db: Database, keys: VaultKeys) throws -> Int {
+        try Row.fetchAll(db, sql: table.select).filter { !table.isAuthentic($0, keys: keys) }.count
+    }
+
+    /// The record of an authentic row; nil, with a warning, for one that fails authentication.
+    private func trusted(_ row: Row, keys: VaultKeys) throws -> AssociationRecord? {
+        guard Self.table.isAuthentic(row, keys: keys) else {
+            vault.warn(
+                "The stored verdict for \(String(describing: row["app"] as DatabaseValue)) at \(String(describing: row["domain"] as DatabaseValue)) failed authentication (it was written or changed by something other than swcred): it counts as missing and is verified again."
+            )
+            return nil
+        }
+        return try Self.decode(row)
+    }
+
+    /// The column values of `record`, in `AuthenticatedTable.associations` order.
+    private static func values(of record: AssociationRecord) -> [DatabaseValue] {
+        [
+            record.service.rawValue.databaseValue, record.app.description.databaseValue,
+            record.domain.databaseValue, record.verdict.rawValue.databaseValue, record.checkedAt.databaseValue,
+            record.nextCheck.databaseValue, record.lastError.databaseValue, record.retryCount.databaseValue,
+            record.documentDigest.map { Data($0) }.databaseValue, record.approvedAt.databaseValue,
+        ]
     }
 
     private static func decode(_ row: Row) throws -> AssociationRecord {

@@ -75,8 +75,10 @@ public struct RecheckPolicy: Sendable {
         return record.verdict
     }
 
+    /// An approval counts from when it was given until the staleness limit; one dated in the
+    /// future (which no check writes) never counts.
     private func isFreshApproval(_ record: AssociationRecord, at now: Date) -> Bool {
-        guard record.verdict == .approved, let approvedAt = record.approvedAt else { return false }
+        guard record.verdict == .approved, let approvedAt = record.approvedAt, approvedAt <= now else { return false }
         return now.timeIntervalSince(approvedAt) < stalenessLimit
     }
 }

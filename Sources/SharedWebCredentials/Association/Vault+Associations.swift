@@ -1,8 +1,8 @@
 /// The association tables of a vault (migration 0002): registered apps and their verdicts.
 extension Vault {
     /// The apps registered in this vault.
-    public var apps: AppRegistry { AppRegistry(writer: database) }
+    public var apps: AppRegistry { AppRegistry(vault: self) }
 
     /// The stored verdicts of this vault's apps.
-    public var associations: AssociationStore { AssociationStore(writer: database) }
+    public var associations: AssociationStore { AssociationStore(vault: self) }
 }

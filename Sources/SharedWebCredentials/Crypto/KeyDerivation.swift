@@ -11,6 +11,8 @@ enum KeyDerivation {
         case recordEncryption = 1
         /// Keying the blind indexes used for lookups.
         case blindIndex = 2
+        /// Keying the MACs of plaintext rows and the record commitment (``VaultKeys/stateMAC(table:fields:)``).
+        case stateAuthentication = 3
     }
 
     /// The 8-byte context that separates swcred's subkeys from any other use of the same key.

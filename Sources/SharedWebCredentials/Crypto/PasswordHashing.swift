@@ -11,10 +11,13 @@ public struct KDFParameters: Sendable, Equatable, CustomStringConvertible {
     public static let minimumOpslimit = UInt64(crypto_pwhash_argon2id_OPSLIMIT_MIN)
     /// The smallest memlimit (bytes) libsodium accepts for Argon2id.
     public static let minimumMemlimit = UInt64(crypto_pwhash_argon2id_MEMLIMIT_MIN)
-    /// The largest opslimit libsodium accepts for Argon2id.
-    public static let maximumOpslimit = UInt64(crypto_pwhash_argon2id_opslimit_max())
-    /// The largest memlimit (bytes) libsodium accepts for Argon2id on this machine.
-    public static let maximumMemlimit = UInt64(crypto_pwhash_argon2id_memlimit_max())
+    /// The largest opslimit swcred accepts (README, "Security design"): libsodium would take up to
+    /// 2^32 - 1 passes, and a vault file is not trusted before its key unwraps, so a crafted file
+    /// could otherwise make every unlock run for days. 10 passes is 2.5 times the sensitive preset.
+    public static let maximumOpslimit: UInt64 = 10
+    /// The largest memlimit swcred accepts: 2 GiB, twice the sensitive preset (libsodium would
+    /// take up to 4 TiB).
+    public static let maximumMemlimit: UInt64 = 2 << 30
 
     /// The default: opslimit 3, 64 MiB.
     public static let `default` = KDFParameters(unchecked: 3, 64 << 20)
@@ -31,7 +34,7 @@ public struct KDFParameters: Sendable, Equatable, CustomStringConvertible {
         unchecked: UInt64(crypto_pwhash_argon2id_OPSLIMIT_SENSITIVE),
         UInt64(crypto_pwhash_argon2id_MEMLIMIT_SENSITIVE))
 
-    /// Explicit parameters; throws `.invalidInput` outside libsodium's bounds.
+    /// Explicit parameters; throws `.invalidInput` below libsodium's minimum or above swcred's maximum.
     public init(opslimit: UInt64, memlimit: UInt64) throws {
         guard (Self.minimumOpslimit...Self.maximumOpslimit).contains(opslimit) else {
             throw SharedWebCredentialsError(

@@ -20,7 +20,9 @@ public struct CredentialStore: Sendable {
 
     /// Runs several changes in one transaction (all or nothing), for imports and bulk edits.
     public func batch<T>(_ body: (CredentialBatch) throws -> T) throws -> T {
-        try vault.write { db, keys in try body(CredentialBatch(db: db, keys: keys, vault: vault)) }
+        try vault.write { db, keys, commitment in
+            try body(CredentialBatch(db: db, keys: keys, commitment: commitment, vault: vault))
+        }
     }
 
     /// The credentials saved for `server` and `port` (nil or 443 for the default port), only the
@@ -72,18 +74,21 @@ public struct CredentialStore: Sendable {
         try vault.readSingleStatement { db, _ in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM credentials") ?? 0 }
     }
 
-    /// Opens every record and counts those that fail authentication (for `swcred status --verify`).
+    /// Opens every record and counts those that fail authentication. ``Vault/integrityReport()``
+    /// also checks the set of records against its commitment.
     public func verify() throws -> (checked: Int, damaged: Int) {
-        try vault.read { db, keys in
-            var checked = 0
-            var damaged = 0
-            let rows = try Row.fetchCursor(db, sql: Self.columns)
-            while let row = try rows.next() {
-                checked += 1
-                if Self.openIfAuthentic(row, keys: keys) == nil { damaged += 1 }
-            }
-            return (checked, damaged)
+        try vault.read { db, keys in try Self.verify(db, keys: keys) }
+    }
+
+    static func verify(_ db: Database, keys: VaultKeys) throws -> (checked: Int, damaged: Int) {
+        var checked = 0
+        var damaged = 0
+        let rows = try Row.fetchCursor(db, sql: Self.columns)
+        while let row = try rows.next() {
+            checked += 1
+            if Self.openIfAuthentic(row, keys: keys) == nil { damaged += 1 }
         }
+        return (checked, damaged)
     }
 
     // MARK: Records
@@ -97,29 +102,31 @@ public struct CredentialStore: Sendable {
     }
 
     /// The columns every credential query selects, in the order ``openIfAuthentic(_:keys:)`` reads.
-    static let columns = "SELECT id, server_index, account_index, sealed FROM credentials"
+    static let columns = "SELECT id, server_index, account_index, sealed, version FROM credentials"
 
     /// Opens one `credentials` row (columns as in ``columns``); nil if it fails authentication
     /// or does not decode.
     static func openIfAuthentic(_ row: Row, keys: VaultKeys) -> Credential? {
         guard let id = row.dataNoCopy(atIndex: 0), let serverIndex = row.dataNoCopy(atIndex: 1),
-            let accountIndex = row.dataNoCopy(atIndex: 2), let sealed = row.dataNoCopy(atIndex: 3)
+            let accountIndex = row.dataNoCopy(atIndex: 2), let sealed = row.dataNoCopy(atIndex: 3),
+            let version = row[4] as Int64?
         else { return nil }
         let associatedData = VaultKeys.credentialAssociatedData(
-            id: id, serverIndex: serverIndex, accountIndex: accountIndex)
+            id: id, serverIndex: serverIndex, accountIndex: accountIndex, version: version)
         let payload = sealed.withUnsafeBytes {
             AuthenticatedEncryption.open($0, key: keys.recordKey, associatedData: associatedData)
         }
         return payload.flatMap(CredentialPayload.decode)
     }
 
-    /// Seals a credential for row `id` and writes it: insert or replace, or with `onlyIfAbsent`
-    /// insert unless (server, port, account) exists. Returns whether a row was written.
+    /// Seals a credential for row `id` at `version` and writes it: insert or replace, or with
+    /// `onlyIfAbsent` insert unless (server, port, account) exists. Returns whether a row was
+    /// written; the caller records the change in the commitment.
     @discardableResult
     static func store(
-        _ db: Database, keys: VaultKeys, id: [UInt8], key: CredentialKey, account: String, password: SecureBytes,
-        label: String?, created: Date, modified: Date, accountIndex knownAccountIndex: [UInt8]? = nil,
-        onlyIfAbsent: Bool = false
+        _ db: Database, keys: VaultKeys, id: [UInt8], version: Int64, key: CredentialKey, account: String,
+        password: SecureBytes, label: String?, created: Date, modified: Date,
+        accountIndex knownAccountIndex: [UInt8]? = nil, onlyIfAbsent: Bool = false
     ) throws -> Bool {
         let serverIndex = keys.serverIndex(key)
         let accountIndex = knownAccountIndex ?? keys.accountIndex(key, account: account)
@@ -129,29 +136,32 @@ public struct CredentialStore: Sendable {
         let sealed = AuthenticatedEncryption.seal(
             payload, key: keys.recordKey,
             associatedData: VaultKeys.credentialAssociatedData(
-                id: id, serverIndex: serverIndex, accountIndex: accountIndex))
+                id: id, serverIndex: serverIndex, accountIndex: accountIndex, version: version))
         let sql =
             onlyIfAbsent
-            ? "INSERT INTO credentials (id, server_index, account_index, sealed) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"
-            : "INSERT OR REPLACE INTO credentials (id, server_index, account_index, sealed) VALUES (?, ?, ?, ?)"
+            ? "INSERT INTO credentials (id, server_index, account_index, sealed, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
+            : "INSERT OR REPLACE INTO credentials (id, server_index, account_index, sealed, version) VALUES (?, ?, ?, ?, ?)"
         try db.cachedStatement(sql: sql).execute(
-            arguments: [Data(id), Data(serverIndex), Data(accountIndex), Data(sealed)])
+            arguments: [Data(id), Data(serverIndex), Data(accountIndex), Data(sealed), version])
         return db.changesCount > 0
     }
 
-    /// Re-seals every credential under `newKeys` (new indexes, same ids). Part of key rotation.
+    /// Re-seals every credential under `newKeys` (new indexes, same ids and versions). Part of key
+    /// rotation, whose caller rebuilds the commitment.
     static func reencryptAll(_ db: Database, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String) throws {
         let rows = try Row.fetchAll(db, sql: Self.columns)
         try db.execute(sql: "DELETE FROM credentials")
         for row in rows {
-            guard let credential = openIfAuthentic(row, keys: oldKeys), let id = row["id"] as Data? else {
+            guard let credential = openIfAuthentic(row, keys: oldKeys), let id = row["id"] as Data?,
+                let version = row["version"] as Int64?
+            else {
                 throw SharedWebCredentialsError(
                     .integrityFailure,
                     "A credential in \(path) failed authentication, so the key was not rotated (nothing changed). Find it with `swcred status --verify`."
                 )
             }
             try store(
-                db, keys: newKeys, id: Array(id),
+                db, keys: newKeys, id: Array(id), version: version,
                 key: CredentialKey(server: credential.server, port: credential.port), account: credential.account,
                 password: credential.password, label: credential.label, created: credential.created,
                 modified: credential.modified)
@@ -171,6 +181,7 @@ public struct CredentialServer: Sendable, Hashable {
 public struct CredentialBatch {
     let db: Database
     let keys: VaultKeys
+    let commitment: RecordCommitment
     let vault: Vault
 
     /// Adds a credential, or updates the password and label of an existing one.
@@ -189,10 +200,12 @@ public struct CredentialBatch {
         let index = keys.accountIndex(key, account: account)
         let now = Date()
         // Most upserts of an import are new: try the insert first, look up only on a conflict.
+        let newID = RandomBytes.array(count: 16)
         if try CredentialStore.store(
-            db, keys: keys, id: RandomBytes.array(count: 16), key: key, account: account, password: password,
+            db, keys: keys, id: newID, version: 1, key: key, account: account, password: password,
             label: label, created: now, modified: now, accountIndex: index, onlyIfAbsent: true)
         {
+            commitment.insertCredential(id: newID, version: 1, keys: keys)
             return .added
         }
         let row = try Row.fetchOne(
@@ -205,9 +218,13 @@ public struct CredentialBatch {
         }
         let existing = try CredentialStore.open(row, db: db, keys: keys, vault: vault)
         if existing.password.isEqual(to: password), existing.label == label { return .unchanged }
+        let id = Array(row["id"] as Data)
+        let version: Int64 = row["version"]
         try CredentialStore.store(
-            db, keys: keys, id: Array(row["id"] as Data), key: key, account: account, password: password,
+            db, keys: keys, id: id, version: version + 1, key: key, account: account, password: password,
             label: label, created: existing.created, modified: now, accountIndex: index)
+        commitment.removeCredential(id: id, version: version, keys: keys)
+        commitment.insertCredential(id: id, version: version + 1, keys: keys)
         return .updated
     }
 
@@ -216,7 +233,11 @@ public struct CredentialBatch {
     public func delete(server: String, port: Int? = nil, account: String) throws -> Bool {
         let key = try CredentialKey(server: server, port: port)
         let index = keys.accountIndex(key, account: account)
-        try db.cachedStatement(sql: "DELETE FROM credentials WHERE account_index = ?").execute(arguments: [Data(index)])
-        return db.changesCount > 0
+        let deleted = try Row.fetchOne(
+            db.cachedStatement(sql: "DELETE FROM credentials WHERE account_index = ? RETURNING id, version"),
+            arguments: [Data(index)])
+        guard let deleted, let id = deleted[0] as Data? else { return false }
+        commitment.removeCredential(id: id, version: deleted[1], keys: keys)
+        return true
     }
 }

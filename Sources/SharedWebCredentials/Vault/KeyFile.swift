@@ -31,7 +31,7 @@ public enum KeyFile {
         return key
     }
 
-    /// Reads a key file. It must hold exactly 32 bytes.
+    /// Reads a key file. It must hold exactly 32 bytes and be readable by its owner only.
     public static func read(at path: String) throws -> SecureBytes {
         let bytes = try SecretFile.read(at: path, limit: length + 1, what: "key file")
         guard bytes.count == length else {
@@ -46,14 +46,16 @@ public enum KeyFile {
 
 /// Reads small secret files straight into locked memory.
 enum SecretFile {
-    /// Reads at most `limit` bytes of the file at `path` into secure memory.
-    static func read(at path: String, limit: Int, what: String) throws -> SecureBytes {
+    /// Reads at most `limit` bytes of the file at `path` into secure memory. With
+    /// `requirePrivate`, a regular file that its group or others may read is refused.
+    static func read(at path: String, limit: Int, what: String, requirePrivate: Bool = true) throws -> SecureBytes {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw SharedWebCredentialsError(
                 .invalidInput, "Cannot read the \(what) \(path): \(String(cString: strerror(errno))).")
         }
         defer { close(descriptor) }
+        if requirePrivate { try VaultFiles.requireNotReadableByOthers(descriptor: descriptor, path: path, what: what) }
         var total = 0
         let scratch = try SecureBytes(count: limit) { buffer in
             while total < limit {

@@ -9,10 +9,11 @@ public struct NeverSaveStore: Sendable {
     /// Marks `host` (lower-cased). Marking an already marked host changes nothing.
     public func mark(_ host: String) throws {
         let host = try Self.normalise(host)
-        try vault.write { db, keys in
+        try vault.write { db, keys, commitment in
             let index = keys.hostIndex(host)
             guard try !Self.contains(db, index: index) else { return }
             try Self.store(db, keys: keys, host: host, createdAt: Int64(Date().timeIntervalSince1970))
+            commitment.insertNeverSave(hostIndex: index, keys: keys)
         }
     }
 
@@ -26,9 +27,12 @@ public struct NeverSaveStore: Sendable {
     @discardableResult
     public func clear(_ host: String) throws -> Bool {
         let host = try Self.normalise(host)
-        return try vault.write { db, keys in
-            try db.execute(sql: "DELETE FROM never_save WHERE host_index = ?", arguments: [Data(keys.hostIndex(host))])
-            return db.changesCount > 0
+        return try vault.write { db, keys, commitment in
+            let index = keys.hostIndex(host)
+            try db.execute(sql: "DELETE FROM never_save WHERE host_index = ?", arguments: [Data(index)])
+            guard db.changesCount > 0 else { return false }
+            commitment.removeNeverSave(hostIndex: index, keys: keys)
+            return true
         }
     }
 
@@ -59,7 +63,7 @@ public struct NeverSaveStore: Sendable {
             ?? false
     }
 
-    private static func store(_ db: Database, keys: VaultKeys, host: String, createdAt: Int64) throws {
+    static func store(_ db: Database, keys: VaultKeys, host: String, createdAt: Int64) throws {
         let index = keys.hostIndex(host)
         let sealed = AuthenticatedEncryption.seal(
             SecureBytes(utf8: host), key: keys.recordKey,
@@ -69,13 +73,21 @@ public struct NeverSaveStore: Sendable {
             arguments: [Data(index), Data(sealed), createdAt])
     }
 
-    private static func openIfAuthentic(_ row: Row, keys: VaultKeys) -> String? {
+    /// The host of a `never_save` row, or nil if it fails authentication (`format` is the
+    /// legacy one only when ``FormatUpgrade`` reads a format-1 marker).
+    static func openIfAuthentic(_ row: Row, keys: VaultKeys, format: UInt32 = VaultKeys.formatVersion) -> String? {
         guard let index = row["host_index"] as Data?, let sealed = row["sealed_host"] as Data?,
             let host = AuthenticatedEncryption.open(
                 Array(sealed), key: keys.recordKey,
-                associatedData: VaultKeys.neverSaveAssociatedData(hostIndex: Array(index)))
+                associatedData: VaultKeys.neverSaveAssociatedData(hostIndex: Array(index), format: format))
         else { return nil }
         return host.exposedString()
+    }
+
+    /// Opens every marker and counts those that fail authentication.
+    static func verify(_ db: Database, keys: VaultKeys) throws -> (checked: Int, damaged: Int) {
+        let rows = try Row.fetchAll(db, sql: "SELECT host_index, sealed_host FROM never_save")
+        return (rows.count, rows.filter { openIfAuthentic($0, keys: keys) == nil }.count)
     }
 
     /// Re-seals every marker under `newKeys`. Part of key rotation.

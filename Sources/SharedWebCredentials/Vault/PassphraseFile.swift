@@ -4,11 +4,17 @@ public enum PassphraseFile {
     public static let maximumLength = 4096
 
     /// Reads the passphrase in the file at `path`, without one trailing newline (`\n` or `\r\n`).
-    /// Throws `.invalidInput` if the file cannot be read or is longer than ``maximumLength``.
+    /// Throws `.invalidInput` if the file cannot be read, is longer than ``maximumLength``, or
+    /// (with `requirePrivate`) is a regular file that its group or others may read.
     ///
-    /// - Parameter what: how messages name the file (a password on standard input is read the same way).
-    public static func read(at path: String, what: String = "passphrase file") throws -> SecureBytes {
-        let contents = try SecretFile.read(at: path, limit: maximumLength + 3, what: what)
+    /// - Parameters:
+    ///   - what: how messages name the file (a password on standard input is read the same way).
+    ///   - requirePrivate: refuse a file others may read (true for passphrase files).
+    public static func read(
+        at path: String, what: String = "passphrase file", requirePrivate: Bool = true
+    ) throws -> SecureBytes {
+        let contents = try SecretFile.read(
+            at: path, limit: maximumLength + 3, what: what, requirePrivate: requirePrivate)
         return try contents.withUnsafeBytes { bytes in
             var end = bytes.count
             if end > 0, bytes[end - 1] == 0x0A { end -= 1 }

@@ -36,16 +36,23 @@ public struct VaultConfiguration: Sendable {
 public final class Vault: Sendable {
     /// The vault file's path.
     public let path: String
-    /// The SQLite connection (WAL, busy timeout). Other stores of the package share it.
+    /// The SQLite connection (WAL, busy timeout, defensive). Other stores of the package share it.
     package let database: DatabaseQueue
-    private let currentKeys: Mutex<VaultKeys>
-    private let currentProtection: Mutex<VaultMetadata.Protection>
+    private let unlocked: Mutex<UnlockedKey>
+    private let warningHandler = Mutex<(@Sendable (String) -> Void)?>(nil)
 
-    private init(path: String, database: DatabaseQueue, keys: VaultKeys, protection: VaultMetadata.Protection) {
+    /// The keys in use and the `vault_meta` state they were unlocked from, which passphrase
+    /// changes and key rotations compare against (compare and swap) before replacing it.
+    struct UnlockedKey {
+        var keys: VaultKeys
+        var protection: VaultMetadata.Protection
+        var wrappedKey: [UInt8]
+    }
+
+    private init(path: String, database: DatabaseQueue, unlocked: UnlockedKey) {
         self.path = path
         self.database = database
-        currentKeys = Mutex(keys)
-        currentProtection = Mutex(protection)
+        self.unlocked = Mutex(unlocked)
     }
 
     /// The credentials in this vault (ungated).
@@ -54,7 +61,18 @@ public final class Vault: Sendable {
     /// The "Never for this website" markers in this vault.
     public var neverSave: NeverSaveStore { NeverSaveStore(vault: self) }
 
-    var keys: VaultKeys { currentKeys.withLock { $0 } }
+    var keys: VaultKeys { unlocked.withLock { $0.keys } }
+
+    /// Receives warnings the library cannot act on itself, such as a stored verdict that failed
+    /// authentication and is being verified again. The library never prints; the caller decides.
+    public func setWarningHandler(_ handler: @escaping @Sendable (String) -> Void) {
+        warningHandler.withLock { $0 = handler }
+    }
+
+    /// Passes `message` to the warning handler, if any.
+    func warn(_ message: String) {
+        warningHandler.withLock { $0 }?(message)
+    }
 
     // MARK: Create and open
 
@@ -62,7 +80,7 @@ public final class Vault: Sendable {
     public static func create(
         at path: String, protection: VaultProtection, configuration: VaultConfiguration = VaultConfiguration()
     ) throws -> Vault {
-        try VaultDatabase.createFile(path: path)
+        let created = try VaultFiles.createVaultFile(path: path)
         do {
             let wrappingKey: SecureBytes
             let stored: VaultMetadata.Protection
@@ -84,11 +102,19 @@ public final class Vault: Sendable {
             }
             let keys = VaultKeys.generate(wrappingKey: wrappingKey)
             let database = try VaultDatabase.open(path: path, busyTimeout: configuration.busyTimeout)
+            try created.requireSameFile(path: path)
+            let metadata = Self.metadata(for: keys, protection: stored)
+            try VaultDatabase.mappingErrors(path: path) { try VaultMigrations.apply(to: database) }
+            try VaultDatabase.distrustSchema(database, path: path)
             try VaultDatabase.mappingErrors(path: path) {
-                try VaultMigrations.apply(to: database)
-                try database.write { db in try metadata(for: keys, protection: stored).write(db) }
+                try database.write { db in
+                    try metadata.write(db)
+                    try RecordCommitment.empty().store(db, keys: keys)
+                }
             }
-            return Vault(path: path, database: database, keys: keys, protection: stored)
+            return Vault(
+                path: path, database: database,
+                unlocked: UnlockedKey(keys: keys, protection: stored, wrappedKey: metadata.wrappedKey))
         } catch {
             VaultDatabase.removeFiles(path: path)
             throw error
@@ -96,29 +122,79 @@ public final class Vault: Sendable {
     }
 
     /// Opens and unlocks the vault at `path`. A wrong passphrase or key throws `.vaultLocked`
-    /// and changes nothing; newer schema migrations are applied only after a successful unlock.
+    /// and changes nothing; newer schema migrations are applied only after a successful unlock,
+    /// and a vault of format 1 is then upgraded in place, in one transaction (``FormatUpgrade``).
     public static func open(
         at path: String, secret: VaultSecret, configuration: VaultConfiguration = VaultConfiguration()
     ) throws -> Vault {
-        try VaultDatabase.requireExisting(path: path)
-        let database = try VaultDatabase.open(path: path, busyTimeout: configuration.busyTimeout)
-        let metadata = try VaultDatabase.mappingErrors(path: path) {
+        let database = try openChecked(at: path, configuration: configuration).database
+        let unlockedFrom = try VaultDatabase.mappingErrors(path: path) {
             try database.read { db in try VaultMetadata.read(db, path: path) }
         }
-        let wrappingKey = try unwrappingKey(for: metadata, secret: secret)
-        let associatedData = VaultKeys.wrappedKeyAssociatedData(keyID: metadata.keyID, protection: metadata.protection)
-        guard
-            let vaultKey = AuthenticatedEncryption.open(
-                metadata.wrappedKey, key: wrappingKey, associatedData: associatedData),
-            vaultKey.count == KeyDerivation.keyLength
-        else {
-            let what = if case .rawKey = metadata.protection { "key file" } else { "passphrase" }
-            throw SharedWebCredentialsError(
-                .vaultLocked, "Wrong \(what) for \(path) (or its stored key was altered); nothing was changed.")
-        }
+        let wrappingKey = try unwrappingKey(for: unlockedFrom, secret: secret)
+        let vaultKey = try unwrap(unlockedFrom, with: wrappingKey, path: path)
         try VaultDatabase.mappingErrors(path: path) { try VaultMigrations.apply(to: database) }
-        let keys = VaultKeys(keyID: metadata.keyID, vaultKey: vaultKey, wrappingKey: wrappingKey)
-        return Vault(path: path, database: database, keys: keys, protection: metadata.protection)
+        try VaultDatabase.distrustSchema(database, path: path)
+        let keys = VaultKeys(keyID: unlockedFrom.keyID, vaultKey: vaultKey, wrappingKey: wrappingKey)
+        var metadata = unlockedFrom
+        if unlockedFrom.formatVersion < VaultKeys.formatVersion {
+            metadata = try VaultDatabase.mappingErrors(path: path) {
+                try database.write { db in
+                    try FormatUpgrade.run(db, unlockedFrom: unlockedFrom, keys: keys, path: path)
+                }
+            }
+        }
+        return Vault(
+            path: path, database: database,
+            unlocked: UnlockedKey(keys: keys, protection: metadata.protection, wrappedKey: metadata.wrappedKey))
+    }
+
+    /// Checks the files' permissions, opens the database defensively and checks its schema;
+    /// returns the database and whether its schema is fully migrated.
+    private static func openChecked(
+        at path: String, configuration: VaultConfiguration
+    ) throws -> (
+        database: DatabaseQueue, migrated: Bool
+    ) {
+        try VaultDatabase.requireExisting(path: path)
+        try VaultFiles.requireNotWritableByOthers(vault: path)
+        let database = try VaultDatabase.open(path: path, busyTimeout: configuration.busyTimeout)
+        let migrated = try VaultDatabase.mappingErrors(path: path) {
+            try database.read { db in try VaultSchema.verify(db, path: path) }
+        }
+        return (database, migrated)
+    }
+
+    /// The vault key in `metadata`'s wrapped key, under the associated data of the format the
+    /// row claims. A row whose format was set back to an older one is reported as altered.
+    private static func unwrap(
+        _ metadata: VaultMetadata, with wrappingKey: SecureBytes, path: String
+    ) throws
+        -> SecureBytes
+    {
+        let associatedData = VaultKeys.wrappedKeyAssociatedData(
+            keyID: metadata.keyID, protection: metadata.protection, format: metadata.formatVersion)
+        if let vaultKey = AuthenticatedEncryption.open(
+            metadata.wrappedKey, key: wrappingKey, associatedData: associatedData),
+            vaultKey.count == KeyDerivation.keyLength
+        {
+            return vaultKey
+        }
+        if metadata.formatVersion < VaultKeys.formatVersion,
+            AuthenticatedEncryption.open(
+                metadata.wrappedKey, key: wrappingKey,
+                associatedData: VaultKeys.wrappedKeyAssociatedData(
+                    keyID: metadata.keyID, protection: metadata.protection))
+                != nil
+        {
+            throw SharedWebCredentialsError(
+                .integrityFailure,
+                "The vault metadata of \(path) says format \(metadata.formatVersion), but its key is bound to format \(VaultKeys.formatVersion): the format was set back behind swcred's back. Nothing was changed; restore the vault from a backup."
+            )
+        }
+        let what = if case .rawKey = metadata.protection { "key file" } else { "passphrase" }
+        throw SharedWebCredentialsError(
+            .vaultLocked, "Wrong \(what) for \(path) (or its stored key was altered); nothing was changed.")
     }
 
     private static func unwrappingKey(for metadata: VaultMetadata, secret: VaultSecret) throws -> SecureBytes {
@@ -154,7 +230,8 @@ public final class Vault: Sendable {
         }
     }
 
-    private static func metadata(for keys: VaultKeys, protection: VaultMetadata.Protection) -> VaultMetadata {
+    /// The `vault_meta` row for `keys`, wrapped in the current format.
+    static func metadata(for keys: VaultKeys, protection: VaultMetadata.Protection) -> VaultMetadata {
         let associatedData = VaultKeys.wrappedKeyAssociatedData(keyID: keys.keyID, protection: protection)
         let wrapped = AuthenticatedEncryption.seal(keys.vaultKey, key: keys.wrappingKey, associatedData: associatedData)
         return VaultMetadata(
@@ -163,10 +240,19 @@ public final class Vault: Sendable {
 
     // MARK: Key management
 
-    /// Re-wraps the vault key under a new passphrase (records are untouched). `parameters`
-    /// defaults to the current Argon2id parameters. The old passphrase stops working.
-    public func changePassphrase(to newPassphrase: SecureBytes, parameters: KDFParameters? = nil) throws {
-        guard case .passphrase(_, let currentParameters) = currentProtection.withLock({ $0 }) else {
+    /// Re-wraps the vault key under a new passphrase. `parameters` defaults to the current
+    /// Argon2id parameters.
+    ///
+    /// The vault key itself does not change, so a saved copy of the old `vault_meta` row still
+    /// opens the file with the old passphrase: after a passphrase leaked, pass `rotatingKey: true`
+    /// to draw a new vault key and re-encrypt every record in the same transaction.
+    ///
+    /// Throws `.vaultLocked` if another process changed the passphrase or the key since this one
+    /// unlocked the vault (nothing is changed then: the other change wins).
+    public func changePassphrase(
+        to newPassphrase: SecureBytes, parameters: KDFParameters? = nil, rotatingKey: Bool = false
+    ) throws {
+        guard case .passphrase(_, let currentParameters) = unlocked.withLock({ $0.protection }) else {
             throw SharedWebCredentialsError(
                 .invalidInput, "This vault is unlocked with a key file; it has no passphrase to change.")
         }
@@ -176,25 +262,70 @@ public final class Vault: Sendable {
         let wrappingKey = try PasswordHashing.deriveKey(
             length: AuthenticatedEncryption.keyLength, passphrase: newPassphrase, salt: salt, parameters: chosen)
         let protection = VaultMetadata.Protection.passphrase(salt: salt, parameters: chosen)
-        let newKeys = keys.rewrapped(under: wrappingKey)
-        try write { db, _ in try Self.metadata(for: newKeys, protection: protection).write(db) }
-        currentKeys.withLock { $0 = newKeys }
-        currentProtection.withLock { $0 = protection }
+        try replaceKey(protection: protection) { db, current in
+            guard rotatingKey else { return current.rewrapped(under: wrappingKey) }
+            return try reencryptEverything(db, from: current, to: VaultKeys.generate(wrappingKey: wrappingKey))
+        }
     }
 
     /// Replaces the vault key with a new random one and re-encrypts every record and marker in
-    /// one transaction. If anything fails (such as a damaged record) nothing changes.
+    /// one transaction. If anything fails (such as a damaged record, or a record set that does
+    /// not match its commitment) nothing changes. Throws `.vaultLocked` if another process
+    /// changed the passphrase or the key since this one unlocked the vault.
     public func rotateKey() throws {
-        let protection = currentProtection.withLock { $0 }
-        let newKeys = try write { db, oldKeys in
-            let newKeys = VaultKeys.generate(wrappingKey: oldKeys.wrappingKey)
-            try CredentialStore.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
-            try NeverSaveStore.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
-            try Self.metadata(for: newKeys, protection: protection).write(db)
-            return newKeys
+        try replaceKey(protection: unlocked.withLock { $0.protection }) { db, current in
+            try reencryptEverything(db, from: current, to: VaultKeys.generate(wrappingKey: current.wrappingKey))
         }
-        currentKeys.withLock { $0 = newKeys }
     }
+
+    /// Re-seals every record and re-MACs every authenticated row under `newKeys`, after checking
+    /// the records against the commitment under the old keys (a rotation must not bless a
+    /// tampered vault).
+    private func reencryptEverything(
+        _ db: Database, from oldKeys: VaultKeys, to newKeys: VaultKeys
+    ) throws
+        -> VaultKeys
+    {
+        guard
+            try RecordCommitment.compute(db, keys: oldKeys).matches(
+                RecordCommitment.load(db, keys: oldKeys, path: path))
+        else { throw recordSetMismatch }
+        try CredentialStore.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
+        try NeverSaveStore.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
+        try AuthenticatedRows.remacAll(db, from: oldKeys, to: newKeys, path: path)
+        return newKeys
+    }
+
+    /// Writes the key `makeKeys` returns (given the current keys) wrapped as `protection`, in one
+    /// transaction, if `vault_meta` still holds what this process unlocked (compare and swap).
+    private func replaceKey(
+        protection: VaultMetadata.Protection, _ makeKeys: (Database, VaultKeys) throws -> VaultKeys
+    ) throws {
+        let expected = unlocked.withLock { $0 }
+        let replaced = try VaultDatabase.mappingErrors(path: path) {
+            try database.write { db -> UnlockedKey in
+                let stored = try VaultMetadata.read(db, path: path)
+                guard stored.keyID == expected.keys.keyID, stored.wrappedKey == expected.wrappedKey else {
+                    throw SharedWebCredentialsError(
+                        .vaultLocked,
+                        "Another process changed the passphrase or the key of \(path) after this one unlocked it; nothing was changed. Run the command again with the current passphrase."
+                    )
+                }
+                let newKeys = try makeKeys(db, expected.keys)
+                let metadata = Self.metadata(for: newKeys, protection: protection)
+                try metadata.write(db)
+                if newKeys.keyID != expected.keys.keyID {
+                    // A new key: the records were checked against the old commitment before they
+                    // were re-sealed, so the commitment under the new key starts from them.
+                    try RecordCommitment.compute(db, keys: newKeys).store(db, keys: newKeys)
+                }
+                return UnlockedKey(keys: newKeys, protection: protection, wrappedKey: metadata.wrappedKey)
+            }
+        }
+        unlocked.withLock { $0 = replaced }
+    }
+
+    // MARK: Status and integrity
 
     /// The vault's format, key protection and record counts.
     public func status() throws -> VaultStatus {
@@ -205,8 +336,8 @@ public final class Vault: Sendable {
     public static func inspect(
         at path: String, configuration: VaultConfiguration = VaultConfiguration()
     ) throws -> VaultStatus {
-        try VaultDatabase.requireExisting(path: path)
-        let database = try VaultDatabase.open(path: path, busyTimeout: configuration.busyTimeout)
+        let (database, migrated) = try openChecked(at: path, configuration: configuration)
+        if migrated { try VaultDatabase.distrustSchema(database, path: path) }
         return try VaultDatabase.mappingErrors(path: path) {
             try database.read { db in
                 let metadata = try VaultMetadata.read(db, path: path)
@@ -227,13 +358,20 @@ public final class Vault: Sendable {
             neverSaveCount: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM never_save") ?? 0)
     }
 
+    var recordSetMismatch: SharedWebCredentialsError {
+        SharedWebCredentialsError(
+            .integrityFailure,
+            "The records of \(path) do not match their sealed commitment: a record was rolled back to an older copy, brought back after it was deleted, or deleted behind swcred's back. Nothing was changed; restore the vault from a backup."
+        )
+    }
+
     // MARK: Transactions
 
-    /// Runs `body` in a read transaction with the current keys.
+    /// Runs `body` in a read transaction with the current keys (those of another process's
+    /// rotation, if one happened since: see ``currentKeys(_:)``).
     func read<T>(_ body: (Database, VaultKeys) throws -> T) throws -> T {
-        let keys = keys
-        return try VaultDatabase.mappingErrors(path: path) {
-            try database.read { db in try body(db, keys) }
+        try VaultDatabase.mappingErrors(path: path) {
+            try database.read { db in try body(db, currentKeys(db)) }
         }
     }
 
@@ -246,16 +384,47 @@ public final class Vault: Sendable {
         }
     }
 
-    /// Runs `body` in an immediate write transaction with the current keys, after checking that
-    /// no other process rotated the vault key since this one unlocked it.
+    /// Runs `body` in an immediate write transaction with the current keys, for writes that do not
+    /// add, change or delete sealed records (those go through ``write(records:)``).
     func write<T>(_ body: (Database, VaultKeys) throws -> T) throws -> T {
-        let keys = keys
-        return try VaultDatabase.mappingErrors(path: path) {
+        try VaultDatabase.mappingErrors(path: path) {
+            try database.write { db in try body(db, currentKeys(db)) }
+        }
+    }
+
+    /// Runs `body` in an immediate write transaction with the current keys and the record
+    /// commitment, which `body` updates for every record it adds, changes or deletes; the new
+    /// commitment is written in the same transaction.
+    func write<T>(records body: (Database, VaultKeys, RecordCommitment) throws -> T) throws -> T {
+        try VaultDatabase.mappingErrors(path: path) {
             try database.write { db in
-                guard try VaultMetadata.currentKeyID(db) == keys.keyID else { throw rotatedElsewhere }
-                return try body(db, keys)
+                let keys = try currentKeys(db)
+                let commitment = try RecordCommitment.load(db, keys: keys, path: path)
+                let result = try body(db, keys, commitment)
+                if commitment.isChanged { try commitment.store(db, keys: keys) }
+                return result
             }
         }
+    }
+
+    /// The keys to use inside a transaction. If another process rotated the vault key since this
+    /// one unlocked it (a `rekey` while this process waited for the lock), the new key is
+    /// unwrapped with the same wrapping key and used from now on: the operation is retried once
+    /// with the new key instead of failing. If the passphrase changed too, that fails.
+    private func currentKeys(_ db: Database) throws -> VaultKeys {
+        let current = unlocked.withLock { $0 }
+        guard try VaultMetadata.currentKeyID(db) != current.keys.keyID else { return current.keys }
+        let stored = try VaultMetadata.read(db, path: path)
+        let associatedData = VaultKeys.wrappedKeyAssociatedData(
+            keyID: stored.keyID, protection: stored.protection, format: stored.formatVersion)
+        guard stored.formatVersion == VaultKeys.formatVersion,
+            let vaultKey = AuthenticatedEncryption.open(
+                stored.wrappedKey, key: current.keys.wrappingKey, associatedData: associatedData),
+            vaultKey.count == KeyDerivation.keyLength
+        else { throw rotatedElsewhere }
+        let keys = VaultKeys(keyID: stored.keyID, vaultKey: vaultKey, wrappingKey: current.keys.wrappingKey)
+        unlocked.withLock { $0 = UnlockedKey(keys: keys, protection: stored.protection, wrappedKey: stored.wrappedKey) }
+        return keys
     }
 
     /// The error for a record that failed authentication: integrity, unless the key was rotated
@@ -270,7 +439,7 @@ public final class Vault: Sendable {
 
     private var rotatedElsewhere: SharedWebCredentialsError {
         SharedWebCredentialsError(
-            .vaultLocked, "The vault key of \(path) was rotated by another process; unlock the vault again.")
+            .vaultLocked, "The vault key of \(path) was changed by another process; unlock the vault again.")
     }
 }
 

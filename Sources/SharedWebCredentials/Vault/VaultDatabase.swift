@@ -1,3 +1,4 @@
+import CSQLiteHardening
 import Foundation
 import GRDB
 
@@ -17,6 +18,7 @@ enum VaultDatabase {
         // WAL is set here rather than with GRDB's `journalMode = .wal`, which would switch to
         // synchronous=NORMAL and write to the file on every open (even a failed unlock).
         configuration.prepareDatabase { db in
+            try harden(db, path: path)
             let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
             guard mode == "wal" else {
                 throw SharedWebCredentialsError(.internalError, "SQLite could not switch \(path) to WAL mode.")
@@ -34,31 +36,31 @@ enum VaultDatabase {
         }
     }
 
-    /// Creates the vault file (0600) and its directory (0700) if missing; never overwrites.
-    static func createFile(path: String) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw SharedWebCredentialsError(
-                    .invalidInput,
-                    "Cannot create the vault directory \(directory): check the --vault path and permissions.")
-            }
-        }
-        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else {
-            if errno == EEXIST {
-                throw SharedWebCredentialsError(
-                    .vaultExists,
-                    "A file already exists at \(path); swcred init never overwrites. Choose another --vault path or remove the old vault yourself."
-                )
-            }
+    /// Turns on SQLITE_DBCONFIG_DEFENSIVE: no writes to the schema or shadow tables, no dangerous
+    /// pragmas. The schema itself is compared with what the migrations make (``VaultSchema``)
+    /// before anything else is read, and ``distrustSchema(_:path:)`` follows.
+    private static func harden(_ db: Database, path: String) throws {
+        guard swcred_sqlite_enable_defensive(UnsafeMutableRawPointer(db.sqliteConnection)) == 0 else {
             throw SharedWebCredentialsError(
-                .invalidInput, "Cannot create the vault \(path): \(String(cString: strerror(errno))).")
+                .internalError,
+                "SQLite could not turn on defensive mode for \(path); this SQLite is too old (3.26 or later is needed)."
+            )
         }
-        close(descriptor)
+    }
+
+    /// Sets `trusted_schema=OFF`: no SQL function with side effects and no virtual table runs from
+    /// a view, trigger or constraint stored in the file. Called once the schema is checked and
+    /// fully migrated: migration 0002's CHECK called json_valid(), which SQLite 3.40 does not
+    /// mark innocuous, so a format-1 file cannot even be parsed, or migrated, with it off.
+    static func distrustSchema(_ database: DatabaseQueue, path: String) throws {
+        try mappingErrors(path: path) {
+            try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA trusted_schema = OFF") }
+        }
+        guard try database.read({ db in try Bool.fetchOne(db, sql: "PRAGMA trusted_schema") }) == false else {
+            throw SharedWebCredentialsError(
+                .internalError,
+                "SQLite ignored trusted_schema=OFF for \(path); this SQLite is too old (3.31 or later is needed).")
+        }
     }
 
     /// Removes a vault file and its WAL and shared-memory companions (after a failed creation).
@@ -88,6 +90,14 @@ enum VaultDatabase {
         }
     }
 
+    /// The error for storage that cannot be written (exit 13), with its cause and what to do.
+    private static func storageFailure(path: String, cause: String) -> SharedWebCredentialsError {
+        SharedWebCredentialsError(
+            .storageFailure,
+            "The vault storage cannot be written (read-only, permission denied or disk full); nothing was changed. For \(path), \(cause), then try again."
+        )
+    }
+
     /// The library error for an SQLite error.
     static func translate(_ error: DatabaseError, path: String) -> SharedWebCredentialsError {
         switch error.resultCode {
@@ -99,23 +109,17 @@ enum VaultDatabase {
                 .integrityFailure,
                 "\(path) is not a readable swcred vault (SQLite reports it damaged or not a database).")
         case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
-            if StorageCondition.isReadOnlyFileSystem(path: path) || error.resultCode == .SQLITE_READONLY {
-                return SharedWebCredentialsError(
-                    .invalidInput,
-                    "The vault \(path) is read-only (the file, its directory or its file system): make it writable (permissions, mount options) and try again; nothing was changed."
-                )
-            }
-            return SharedWebCredentialsError(
-                .invalidInput,
-                "Cannot open the vault \(path) for writing: check the permissions of the file and its directory."
-            )
+            let cause =
+                if StorageCondition.isReadOnlyFileSystem(path: path) || error.resultCode == .SQLITE_READONLY {
+                    "it is read-only (the file, its directory or its file system): make it writable (permissions, mount options)"
+                } else {
+                    "permission was denied: check the permissions of the file and its directory"
+                }
+            return storageFailure(path: path, cause: cause)
         case .SQLITE_FULL, .SQLITE_IOERR:
             // SQLite reports a full disk as SQLITE_IOERR when it happens while growing the -shm file.
             if error.resultCode == .SQLITE_FULL || StorageCondition.isNearlyFull(path: path) {
-                return SharedWebCredentialsError(
-                    .internalError,
-                    "The disk holding the vault \(path) is full: free some space and try again. Nothing was committed; the vault keeps everything saved before."
-                )
+                return storageFailure(path: path, cause: "the disk holding it is full: free some space")
             }
             return SharedWebCredentialsError(
                 .internalError,

@@ -1,8 +1,11 @@
 /// The unlocked key hierarchy of a vault: the vault key, the subkeys derived from it, and the key
 /// that wraps it (derived from the passphrase, or read from the key file).
 final class VaultKeys: Sendable {
-    /// The record format version bound into every sealed blob.
-    static let formatVersion: UInt32 = 1
+    /// The record format version bound into every sealed blob and into the wrapped key.
+    /// Format 2 added record versions, MACs on `apps` and `associations` and the record commitment.
+    static let formatVersion: UInt32 = 2
+    /// The format of the first release, upgraded in place at its first unlock (``FormatUpgrade``).
+    static let legacyFormatVersion: UInt32 = 1
 
     /// The random id of this vault key, stored in `vault_meta.key_id`.
     let keyID: [UInt8]
@@ -14,6 +17,9 @@ final class VaultKeys: Sendable {
     let recordKey: SecureBytes
     /// Keys the blind indexes.
     let indexKey: SecureBytes
+    /// Keys the MACs of rows stored in plaintext (`apps`, `associations`) and the record commitment:
+    /// see ``stateMAC(table:fields:)``.
+    let stateKey: SecureBytes
 
     init(keyID: [UInt8], vaultKey: SecureBytes, wrappingKey: SecureBytes) {
         self.keyID = keyID
@@ -21,6 +27,7 @@ final class VaultKeys: Sendable {
         self.wrappingKey = wrappingKey
         recordKey = KeyDerivation.subkey(.recordEncryption, from: vaultKey)
         indexKey = KeyDerivation.subkey(.blindIndex, from: vaultKey)
+        stateKey = KeyDerivation.subkey(.stateAuthentication, from: vaultKey)
     }
 
     /// A fresh random vault key under an existing wrapping key.
@@ -61,24 +68,47 @@ final class VaultKeys: Sendable {
 
     // MARK: Associated data
 
-    /// Binds a sealed credential to its row id, both indexes and the format version.
+    /// Binds a sealed credential to its row id, both indexes, its version and the format version,
+    /// so that an older blob of the same row (a rollback) opens only with its older version, which
+    /// the record commitment no longer holds.
     static func credentialAssociatedData(
+        id: some Collection<UInt8>, serverIndex: some Collection<UInt8>, accountIndex: some Collection<UInt8>,
+        version: Int64
+    ) -> [UInt8] {
+        var data = associatedDataHeader(label: "swcred/credential", format: formatVersion, capacity: 4 * 4 + 16 + 72)
+        appendPart(id, to: &data)
+        appendPart(serverIndex, to: &data)
+        appendPart(accountIndex, to: &data)
+        withUnsafeBytes(of: version.littleEndian) { appendPart($0, to: &data) }
+        return data
+    }
+
+    /// The associated data of a format-1 credential (no version), read only by ``FormatUpgrade``.
+    static func legacyCredentialAssociatedData(
         id: some Collection<UInt8>, serverIndex: some Collection<UInt8>, accountIndex: some Collection<UInt8>
     ) -> [UInt8] {
-        var data = associatedDataHeader(label: "swcred/credential", capacity: 3 * 4 + 16 + 64)
+        var data = associatedDataHeader(
+            label: "swcred/credential", format: legacyFormatVersion, capacity: 3 * 4 + 16 + 64)
         appendPart(id, to: &data)
         appendPart(serverIndex, to: &data)
         appendPart(accountIndex, to: &data)
         return data
     }
 
-    /// Binds a sealed "never save" host to its index and the format version.
-    static func neverSaveAssociatedData(hostIndex: [UInt8]) -> [UInt8] {
-        associatedData(label: "swcred/never-save", parts: [hostIndex])
+    /// Binds a sealed "never save" host to its index and the format version (`format` is the
+    /// legacy one only when ``FormatUpgrade`` reads a format-1 marker).
+    static func neverSaveAssociatedData(hostIndex: [UInt8], format: UInt32 = VaultKeys.formatVersion) -> [UInt8] {
+        associatedData(label: "swcred/never-save", format: format, parts: [hostIndex])
     }
 
-    /// Binds the wrapped vault key to its key id and how it is protected.
-    static func wrappedKeyAssociatedData(keyID: [UInt8], protection: VaultMetadata.Protection) -> [UInt8] {
+    /// Binds the wrapped vault key to its key id, how it is protected and the vault's format.
+    ///
+    /// The format is bound here, where no one without the passphrase or key file can change it,
+    /// so that an attacker who edits `vault_meta.format_version` back to 1 cannot send an upgraded
+    /// vault down the legacy, unauthenticated path: the key then fails to unwrap.
+    static func wrappedKeyAssociatedData(
+        keyID: [UInt8], protection: VaultMetadata.Protection, format: UInt32 = VaultKeys.formatVersion
+    ) -> [UInt8] {
         var parts = [keyID]
         switch protection {
         case .rawKey:
@@ -89,22 +119,22 @@ final class VaultKeys: Sendable {
             parts.append(withUnsafeBytes(of: parameters.opslimit.littleEndian) { Array($0) })
             parts.append(withUnsafeBytes(of: parameters.memlimit.littleEndian) { Array($0) })
         }
-        return associatedData(label: "swcred/vault-key", parts: parts)
+        return associatedData(label: "swcred/vault-key", format: format, parts: parts)
     }
 
-    private static func associatedData(label: String, parts: [[UInt8]]) -> [UInt8] {
-        var data = associatedDataHeader(label: label, capacity: parts.reduce(0) { $0 + 4 + $1.count })
+    private static func associatedData(label: String, format: UInt32, parts: [[UInt8]]) -> [UInt8] {
+        var data = associatedDataHeader(label: label, format: format, capacity: parts.reduce(0) { $0 + 4 + $1.count })
         for part in parts { appendPart(part, to: &data) }
         return data
     }
 
     /// The label, a zero byte and the format version that start every associated data.
-    private static func associatedDataHeader(label: String, capacity: Int) -> [UInt8] {
+    private static func associatedDataHeader(label: String, format: UInt32, capacity: Int) -> [UInt8] {
         var data: [UInt8] = []
         data.reserveCapacity(label.utf8.count + 5 + capacity)
         data.append(contentsOf: label.utf8)
         data.append(0)
-        withUnsafeBytes(of: formatVersion.littleEndian) { data.append(contentsOf: $0) }
+        withUnsafeBytes(of: format.littleEndian) { data.append(contentsOf: $0) }
         return data
     }
 

@@ -40,10 +40,16 @@ struct VaultMetadata {
             protection = .rawKey
         case "argon2id13":
             guard let salt = (row["kdf_salt"] as Data?).map(Array.init), salt.count == PasswordHashing.saltLength,
-                let ops = row["kdf_opslimit"] as Int64?, let mem = row["kdf_memlimit"] as Int64?,
-                ops > 0, mem > 0,
-                let parameters = try? KDFParameters(opslimit: UInt64(ops), memlimit: UInt64(mem))
+                let ops = row["kdf_opslimit"] as Int64?, let mem = row["kdf_memlimit"] as Int64?
             else { throw damaged }
+            // Checked before any KDF runs: the row is not authenticated until the key unwraps.
+            guard let parameters = try? KDFParameters(opslimit: UInt64(clamping: ops), memlimit: UInt64(clamping: mem))
+            else {
+                throw SharedWebCredentialsError(
+                    .integrityFailure,
+                    "The vault metadata in \(path) asks for Argon2id opslimit \(ops) and memlimit \(mem) bytes, outside what swcred accepts (opslimit \(KDFParameters.minimumOpslimit)...\(KDFParameters.maximumOpslimit), memlimit \(KDFParameters.minimumMemlimit)...\(KDFParameters.maximumMemlimit)): the file was altered or is not a swcred vault. Nothing was run; restore the vault from a backup."
+                )
+            }
             protection = .passphrase(salt: salt, parameters: parameters)
         default:
             throw damaged
@@ -57,7 +63,8 @@ struct VaultMetadata {
         return VaultMetadata(formatVersion: UInt32(version), protection: protection, keyID: keyID, wrappedKey: wrapped)
     }
 
-    /// Inserts or replaces the row.
+    /// Inserts the row, or updates it in place (keeping the record commitment, which the caller
+    /// rewrites when the key changes).
     func write(_ db: Database) throws {
         var salt: Data?
         var ops: Int64?
@@ -74,15 +81,19 @@ struct VaultMetadata {
         }
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO vault_meta
+                INSERT INTO vault_meta
                     (id, format_version, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit, key_id, wrapped_key)
                 VALUES (1, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET
+                    format_version = excluded.format_version, kdf_algorithm = excluded.kdf_algorithm,
+                    kdf_salt = excluded.kdf_salt, kdf_opslimit = excluded.kdf_opslimit,
+                    kdf_memlimit = excluded.kdf_memlimit, key_id = excluded.key_id, wrapped_key = excluded.wrapped_key
                 """,
             arguments: [Int64(formatVersion), algorithm, salt, ops, mem, Data(keyID), Data(wrappedKey)])
     }
 
     /// The current key id, cheaply, to notice a rotation by another process.
     static func currentKeyID(_ db: Database) throws -> [UInt8]? {
-        try Data.fetchOne(db, sql: "SELECT key_id FROM vault_meta WHERE id = 1").map(Array.init)
+        try Data.fetchOne(db.cachedStatement(sql: "SELECT key_id FROM vault_meta WHERE id = 1")).map(Array.init)
     }
 }

@@ -2,18 +2,20 @@ import Foundation
 import GRDB
 import TestSupport
 
-/// A real SQLite file with migration 0002 applied, for store tests.
+@testable import SharedWebCredentials
+
+/// A real vault (raw key, so no KDF) for the association tests: its registry and verdict store
+/// write authenticated rows, and `queue` gives the raw connection for constraint tests.
 struct AssociationDatabase {
     let directory: TemporaryDirectory
-    let queue: DatabaseQueue
+    let vault: Vault
+
+    /// The vault's SQLite connection.
+    var queue: DatabaseQueue { vault.database }
 
     init() throws {
         directory = try TemporaryDirectory()
-        queue = try DatabaseQueue(path: directory.path("vault.sqlite"))
-        let migration = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Migrations/0002_associations.sql")
-        let sql = try String(contentsOf: migration, encoding: .utf8)
-        try queue.write { try $0.execute(sql: sql) }
+        vault = try Vault.create(
+            at: directory.path("vault.sqlite"), protection: .rawKey(SecureBytes.random(count: KeyFile.length)))
     }
 }

@@ -11,7 +11,7 @@ struct AssociationStoreTests {
 
     @Test("apps are registered, listed, found, re-registered and removed")
     func registry() throws {
-        let registry = AppRegistry(writer: database.queue)
+        let registry = database.vault.apps
         let date = Date(timeIntervalSince1970: 1_800_000_000)
         let entitlements = try Entitlements(strings: ["webcredentials:*.example.com", "applinks:example.com"])
         try registry.register(app, entitlements: entitlements, at: date)
@@ -35,8 +35,8 @@ struct AssociationStoreTests {
 
     @Test("verdicts are stored per (service, app, domain) and dropped with the app or its entry")
     func records() throws {
-        let registry = AppRegistry(writer: database.queue)
-        let store = AssociationStore(writer: database.queue)
+        let registry = database.vault.apps
+        let store = database.vault.associations
         let entries = try Entitlements(strings: [
             "webcredentials:*.example.com:8443", "webcredentials:login.example.org",
         ])
@@ -66,7 +66,7 @@ struct AssociationStoreTests {
     func constraints() throws {
         #expect(throws: DatabaseError.self) {
             try database.queue.write { db in
-                try db.execute(sql: "INSERT INTO apps VALUES ('ABCDE12345.x', '[]', '2026-01-01')")
+                try db.execute(sql: "INSERT INTO apps VALUES ('ABCDE12345.x', '[]', '2026-01-01', NULL)")
                 try db.execute(
                     sql:
                         "INSERT INTO associations (service, app, domain, verdict, next_check) VALUES ('webcredentials', 'ABCDE12345.x', 'a.com', 'maybe', '2026-01-01')"

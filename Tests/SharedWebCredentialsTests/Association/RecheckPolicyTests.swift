@@ -58,8 +58,8 @@ struct RecheckPolicyTests {
         let clock = ManualClock()
         let answer = SiteAnswer()
         answer.set(.aasa(approving: [LoopbackSite.app.description]))
-        let registry = AppRegistry(writer: database.queue)
-        let store = AssociationStore(writer: database.queue)
+        let registry = database.vault.apps
+        let store = database.vault.associations
         let entitlements = try Entitlements(strings: ["webcredentials:example.com"])
         try registry.register(LoopbackSite.app, entitlements: entitlements, at: clock.now)
         let app = try registry.require(LoopbackSite.app)
@@ -151,8 +151,8 @@ struct RecheckPolicyTests {
     @Test("refresh verifies every webcredentials entry now and stores the verdicts")
     func refresh() async throws {
         let clock = ManualClock()
-        let registry = AppRegistry(writer: database.queue)
-        let store = AssociationStore(writer: database.queue)
+        let registry = database.vault.apps
+        let store = database.vault.associations
         try registry.register(
             LoopbackSite.app,
             entitlements: try Entitlements(strings: [

@@ -24,14 +24,14 @@ struct GatedOperationsTests {
         site = try LoopbackSite()
         directory = try TemporaryDirectory()
         vault = try VaultTestSupport.makeVault(in: directory)
-        try AppRegistry(writer: vault.database).register(
+        try vault.apps.register(
             Self.app,
             entitlements: Entitlements(strings: [
                 "webcredentials:shop.example", "webcredentials:other.example", "webcredentials:163.com",
                 "webcredentials:3docean.net", "webcredentials:envato.com", "applinks:unlisted.example",
             ]),
             at: Date())
-        try AppRegistry(writer: vault.database).register(
+        try vault.apps.register(
             Self.otherApp, entitlements: Entitlements(strings: ["webcredentials:other.example"]), at: Date())
     }
 

@@ -91,9 +91,13 @@ struct GatedCommandTests {
 
             try fixture.expect(["verify", Self.app, "--domain", "shop.example"], status: 0, network: true)
             try fixture.expect(["generate", "--app", Self.app, "--domain", "shop.example", "--offline"], status: 0)
+            // Back-dating the verdict in the file breaks its MAC, so it counts as missing: offline
+            // there is then no usable verdict at all. (An approval that really went stale is exit 4:
+            // RecheckPolicyTests, with an injected clock.)
             try backdateVerdicts(in: fixture.vaultPath, days: 31)
             let stale = try fixture.run(["generate", "--app", Self.app, "--domain", "shop.example", "--offline"])
-            #expect(stale.status == 4, "an approval older than 30 days is not honoured offline")
+            #expect(stale.status == 10, "a verdict edited in the file is not honoured offline")
+            #expect(stale.stderr.contains("failed authentication"), "\(stale.stderr)")
         }
     }
 
@@ -177,7 +181,7 @@ struct GatedCommandTests {
         }
     }
 
-    /// Moves every stored verdict `days` into the past, as if it were checked then.
+    /// Moves every stored verdict `days` into the past by editing the file, as an attacker would.
     private func backdateVerdicts(in vaultPath: String, days: Int) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `swcred add` on a vault whose file system is read-only or full: the documented exit code, a
+/// `swcred add` on a vault whose file system is read-only or full: exit 13 (storage failure), a
 /// message that says what to do, and every earlier credential still there afterwards.
 @Suite("swcred on a read-only or full file system")
 struct StorageFailureCommandTests {
@@ -42,7 +42,7 @@ struct StorageFailureCommandTests {
     }
 
     @Test(
-        "add on a read-only file system exits 2 and says to make it writable; nothing changes",
+        "add on a read-only file system exits 13 and says to make it writable; nothing changes",
         .enabled(if: ScratchFilesystem.isAvailable, "needs the right to mount a tmpfs"))
     func readOnlyFilesystem() async throws {
         try await GatedFixture.with { fixture in
@@ -52,8 +52,9 @@ struct StorageFailureCommandTests {
             let refused = try run(
                 fixture, vault: path, ["add"] + Self.target + ["--account", "bob", "--password-stdin", "--yes"],
                 stdin: "bob-secret-pw")
-            #expect(refused.status == 2, "\(refused.stderr)")
+            #expect(refused.status == 13, "\(refused.stderr)")
             #expect(refused.stderr.contains("read-only") && refused.stderr.contains("make it writable"))
+            #expect(refused.stderr.contains("vault storage cannot be written"), "\(refused.stderr)")
             #expect(!refused.stderr.contains("bob-secret-pw"))
             try filesystem.remount(readOnly: false)
             try expectOnlyAlice(fixture, vault: path)
@@ -61,7 +62,7 @@ struct StorageFailureCommandTests {
     }
 
     @Test(
-        "add on a full disk exits 1 and says to free space; nothing is half-written",
+        "add on a full disk exits 13 and says to free space; nothing is half-written",
         .enabled(if: ScratchFilesystem.isAvailable, "needs the right to mount a tmpfs"))
     func fullDisk() async throws {
         try await GatedFixture.with { fixture in
@@ -71,7 +72,7 @@ struct StorageFailureCommandTests {
             let refused = try run(
                 fixture, vault: path, ["add"] + Self.target + ["--account", "bob", "--password-stdin", "--yes"],
                 stdin: "bob-secret-pw")
-            #expect(refused.status == 1, "\(refused.stderr)")
+            #expect(refused.status == 13, "\(refused.stderr)")
             #expect(refused.stderr.contains("full: free some space"), "\(refused.stderr)")
             #expect(!refused.stderr.contains("bob-secret-pw"))
             try FileManager.default.removeItem(atPath: filler)

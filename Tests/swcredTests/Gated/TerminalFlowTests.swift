@@ -11,7 +11,10 @@ struct TerminalFlowTests {
 
     private func session(_ fixture: GatedFixture, _ arguments: [String]) throws -> TerminalSession {
         let passphraseFile = fixture.directory.path("passphrase")
-        try Data(fixture.passphrase.utf8).write(to: URL(fileURLWithPath: passphraseFile))
+        guard
+            FileManager.default.createFile(
+                atPath: passphraseFile, contents: Data(fixture.passphrase.utf8), attributes: [.posixPermissions: 0o600])
+        else { throw CocoaError(.fileWriteUnknown) }
         return try TerminalSession(
             executable: SwcredProcess.executableURL.path,
             arguments: arguments + ["--passphrase-file", passphraseFile] + fixture.networkArguments,

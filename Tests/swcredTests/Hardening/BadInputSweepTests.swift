@@ -51,7 +51,9 @@ struct BadInputSweepTests {
         /// Writes `bytes` to a file in the setup's directory and returns its path.
         func file(_ name: String, _ bytes: Data) throws -> String {
             let path = directory.path(name)
-            try bytes.write(to: URL(fileURLWithPath: path))
+            // 0600: swcred refuses passphrase and key files that others can read.
+            guard FileManager.default.createFile(atPath: path, contents: bytes, attributes: [.posixPermissions: 0o600])
+            else { throw CocoaError(.fileWriteUnknown) }
             return path
         }
     }

@@ -1,0 +1,12 @@
+#include "CSQLiteHardening.h"
+
+#include <sqlite3.h>
+
+int swcred_sqlite_enable_defensive(void *connection) {
+    int enabled = 0;
+    int status = sqlite3_db_config((sqlite3 *)connection, SQLITE_DBCONFIG_DEFENSIVE, 1, &enabled);
+    if (status != SQLITE_OK) {
+        return status;
+    }
+    return enabled == 1 ? SQLITE_OK : SQLITE_ERROR;
+}

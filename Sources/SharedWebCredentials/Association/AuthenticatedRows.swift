@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+
+/// The plaintext tables whose rows the gate trusts (`apps`, `associations`): each row carries a
+/// MAC under the vault's state key over the table, the row's identity and every other column
+/// (``VaultKeys/stateMAC(table:values:)``). A row whose MAC fails was written by something other
+/// than swcred and is never trusted.
+struct AuthenticatedTable: Sendable {
+    /// The table name.
+    let name: String
+    /// Every column but `mac`, the identity (primary key) first.
+    let columns: [String]
+    /// How many of ``columns`` make up the primary key.
+    let identityCount: Int
+
+    /// `SELECT` of every column in ``columns`` order, then `mac`, then `rowid`.
+    var select: String { "SELECT \(columns.joined(separator: ", ")), mac, rowid FROM \(name)" }
+
+    /// An upsert of every column in ``columns`` order, then `mac`. (Not `INSERT OR REPLACE`,
+    /// whose delete would cascade to the verdicts of an app.)
+    var upsert: String {
+        let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
+        let updates = (columns.dropFirst(identityCount) + ["mac"]).map { "\($0) = excluded.\($0)" }
+        return """
+            INSERT INTO \(name) (\(columns.joined(separator: ", ")), mac) VALUES (\(placeholders))
+            ON CONFLICT (\(columns.prefix(identityCount).joined(separator: ", "))) DO UPDATE SET \(updates.joined(separator: ", "))
+            """
+    }
+
+    /// The registered apps.
+    static let apps = AuthenticatedTable(
+        name: "apps", columns: ["application_identifier", "entitlements", "registered_at"], identityCount: 1)
+
+    /// The stored verdicts.
+    static let associations = AuthenticatedTable(
+        name: "associations",
+        columns: [
+            "service", "app", "domain", "verdict", "checked_at", "next_check", "last_error", "retry_count",
+            "document_digest", "approved_at",
+        ], identityCount: 3)
+
+    /// The column values of a row read with ``select``.
+    func values(of row: Row) -> [DatabaseValue] {
+        (0..<columns.count).map { row[$0] as DatabaseValue }
+    }
+
+    /// The MAC of `values` (in ``columns`` order) under `keys`.
+    func mac(_ values: [DatabaseValue], keys: VaultKeys) -> [UInt8] {
+        keys.stateMAC(table: name, values: values)
+    }
+
+    /// Whether a row read with ``select`` carries a valid MAC under `keys`.
+    func isAuthentic(_ row: Row, keys: VaultKeys) -> Bool {
+        let mac = (row[columns.count] as Data?).map(Array.init)
+        return keys.isAuthentic(table: name, values: values(of: row), mac: mac)
+    }
+
+    /// Writes a row (values in ``columns`` order) with its MAC.
+    func write(_ values: [DatabaseValue], db: Database, keys: VaultKeys) throws {
+        let arguments = StatementArguments(values + [Data(mac(values, keys: keys)).databaseValue])
+        try db.cachedStatement(sql: upsert).execute(arguments: arguments)
+    }
+}
+
+/// Re-MACs of every authenticated row, for key rotation and the format upgrade.
+enum AuthenticatedRows {
+    /// Re-MACs every row under `newKeys` after checking it under `oldKeys`. A stored verdict that
+    /// fails is dropped (it counts as missing and is verified again); an app that fails stops the
+    /// rotation, which then changes nothing. Returns the number of verdicts dropped.
+    @discardableResult
+    static func remacAll(_ db: Database, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String) throws -> Int {
+        for row in try Row.fetchAll(db, sql: AuthenticatedTable.apps.select)
+        where !AuthenticatedTable.apps.isAuthentic(row, keys: oldKeys) {
+            throw AppRegistry.untrusted(row[0] as DatabaseValue, path: path)
+        }
+        var dropped = 0
+        for row in try Row.fetchAll(db, sql: AuthenticatedTable.associations.select)
+        where !AuthenticatedTable.associations.isAuthentic(row, keys: oldKeys) {
+            try db.execute(sql: "DELETE FROM associations WHERE rowid = ?", arguments: [row["rowid"] as Int64])
+            dropped += 1
+        }
+        try macAll(db, keys: newKeys)
+        return dropped
+    }
+
+    /// Writes the MAC of every row of both tables under `keys`, trusting the rows as they are.
+    static func macAll(_ db: Database, keys: VaultKeys) throws {
+        for table in [AuthenticatedTable.apps, .associations] {
+            for row in try Row.fetchAll(db, sql: table.select) {
+                try db.execute(
+                    sql: "UPDATE \(table.name) SET mac = ? WHERE rowid = ?",
+                    arguments: [Data(table.mac(table.values(of: row), keys: keys)), row["rowid"] as Int64])
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import GRDB
+
+/// A keyed commitment to the set of live records: which credentials exist, at which version, and
+/// which never-save markers exist.
+///
+/// It is an incremental multiset hash (MSet-Add-Hash, Clarke et al., 2003): the sum mod 2^256 of
+/// a keyed BLAKE2b of every live (id, version) pair. Adding, updating or deleting a record changes
+/// it in O(1), in the same transaction as the record. Without the state key nobody can compute
+/// the element of a record, so a record written back from an older copy (a rollback), a deleted
+/// record inserted again or a record deleted behind swcred's back leaves a set whose sum differs.
+///
+/// The sum is stored in `vault_meta.record_commitment` followed by a MAC that binds it to the key
+/// id and the format version, so that only sums swcred itself wrote are accepted: without the MAC,
+/// an attacker who saw the file before and after a change could subtract that change's element
+/// from a later sum. Every write checks the MAC before building on the sum (fail closed).
+///
+/// What a single file cannot show: the whole file, or the commitment together with the records it
+/// covers, copied back from an older state of the same file.
+final class RecordCommitment {
+    /// The sum as four 64-bit limbs, least significant first.
+    private var limbs: [UInt64]
+    /// Whether the sum changed since it was loaded.
+    private(set) var isChanged = false
+
+    private init(limbs: [UInt64]) {
+        self.limbs = limbs
+    }
+
+    /// The commitment to an empty vault.
+    static func empty() -> RecordCommitment { RecordCommitment(limbs: [0, 0, 0, 0]) }
+
+    // MARK: Elements
+
+    /// Adds the credential `id` at `version`.
+    func insertCredential(id: some Collection<UInt8>, version: Int64, keys: VaultKeys) {
+        add(Self.credentialElement(id: id, version: version, keys: keys), negated: false)
+    }
+
+    /// Removes the credential `id` at `version`.
+    func removeCredential(id: some Collection<UInt8>, version: Int64, keys: VaultKeys) {
+        add(Self.credentialElement(id: id, version: version, keys: keys), negated: true)
+    }
+
+    /// Adds the never-save marker with this host index.
+    func insertNeverSave(hostIndex: [UInt8], keys: VaultKeys) {
+        add(keys.stateMAC(table: "live:never_save", fields: [hostIndex]), negated: false)
+    }
+
+    /// Removes the never-save marker with this host index.
+    func removeNeverSave(hostIndex: [UInt8], keys: VaultKeys) {
+        add(keys.stateMAC(table: "live:never_save", fields: [hostIndex]), negated: true)
+    }
+
+    private static func credentialElement(id: some Collection<UInt8>, version: Int64, keys: VaultKeys) -> [UInt8] {
+        keys.stateMAC(
+            table: "live:credentials", fields: [Array(id), withUnsafeBytes(of: version.littleEndian) { Array($0) }])
+    }
+
+    /// Adds (or subtracts) a 32-byte element mod 2^256.
+    private func add(_ element: [UInt8], negated: Bool) {
+        isChanged = true
+        var carry: UInt64 = negated ? 1 : 0
+        for limb in 0..<4 {
+            var value: UInt64 = 0
+            for byte in 0..<8 { value |= UInt64(element[limb * 8 + byte]) << (8 * UInt64(byte)) }
+            // Subtracting x is adding its two's complement: ~x + 1, carried through the limbs.
+            if negated { value = ~value }
+            let (partial, overflow1) = limbs[limb].addingReportingOverflow(value)
+            let (sum, overflow2) = partial.addingReportingOverflow(carry)
+            limbs[limb] = sum
+            carry = (overflow1 ? 1 : 0) + (overflow2 ? 1 : 0)
+        }
+    }
+
+    /// Whether two commitments are equal (constant time).
+    func matches(_ other: RecordCommitment) -> Bool {
+        sumBytes.withUnsafeBytes { mine in other.sumBytes.withUnsafeBytes { ConstantTime.equals(mine, $0) } }
+    }
+
+    private var sumBytes: [UInt8] {
+        limbs.flatMap { limb in withUnsafeBytes(of: limb.littleEndian) { Array($0) } }
+    }
+
+    // MARK: Storage
+
+    /// The commitment computed from the rows: what the stored one must equal. O(records).
+    static func compute(_ db: Database, keys: VaultKeys) throws -> RecordCommitment {
+        let commitment = empty()
+        let credentials = try Row.fetchCursor(db, sql: "SELECT id, version FROM credentials")
+        while let row = try credentials.next() {
+            guard let id = row.dataNoCopy(atIndex: 0) else { continue }
+            commitment.insertCredential(id: id, version: row[1], keys: keys)
+        }
+        let markers = try Row.fetchCursor(db, sql: "SELECT host_index FROM never_save")
+        while let row = try markers.next() {
+            guard let index = row.dataNoCopy(atIndex: 0) else { continue }
+            commitment.insertNeverSave(hostIndex: Array(index), keys: keys)
+        }
+        return commitment
+    }
+
+    /// The stored commitment; throws `.integrityFailure` if it is missing or its MAC fails.
+    static func load(_ db: Database, keys: VaultKeys, path: String) throws -> RecordCommitment {
+        let stored = try Data.fetchOne(db, sql: "SELECT record_commitment FROM vault_meta WHERE id = 1")
+        guard let stored, stored.count == 64 else {
+            throw SharedWebCredentialsError(
+                .integrityFailure,
+                "The record commitment of \(path) is missing: the vault metadata was altered. Restore the vault from a backup."
+            )
+        }
+        let bytes = Array(stored)
+        let sum = Array(bytes[0..<32])
+        let mac = Array(bytes[32..<64])
+        let expected = tag(sum: sum, keys: keys)
+        guard mac.withUnsafeBytes({ given in expected.withUnsafeBytes { ConstantTime.equals(given, $0) } }) else {
+            throw SharedWebCredentialsError(
+                .integrityFailure,
+                "The record commitment of \(path) failed authentication: the vault metadata was altered. Restore the vault from a backup."
+            )
+        }
+        var limbs = [UInt64](repeating: 0, count: 4)
+        for limb in 0..<4 {
+            for byte in 0..<8 { limbs[limb] |= UInt64(sum[limb * 8 + byte]) << (8 * UInt64(byte)) }
+        }
+        return RecordCommitment(limbs: limbs)
+    }
+
+    /// Writes the commitment (sum and MAC) to `vault_meta`.
+    func store(_ db: Database, keys: VaultKeys) throws {
+        let sum = sumBytes
+        try db.cachedStatement(sql: "UPDATE vault_meta SET record_commitment = ? WHERE id = 1")
+            .execute(arguments: [Data(sum + Self.tag(sum: sum, keys: keys))])
+        isChanged = false
+    }
+
+    private static func tag(sum: [UInt8], keys: VaultKeys) -> [UInt8] {
+        keys.stateMAC(
+            table: "vault_meta",
+            fields: [
+                Array("record_commitment".utf8), keys.keyID,
+                withUnsafeBytes(of: VaultKeys.formatVersion.littleEndian) { Array($0) }, sum,
+            ])
+    }
+}

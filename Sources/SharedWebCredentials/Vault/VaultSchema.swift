@@ -1,0 +1,93 @@
+import GRDB
+import Synchronization
+
+/// Checks that a vault file's schema is exactly what the embedded migrations make: the same
+/// tables, indexes, and nothing else (no trigger, no view, no extra table). Anything else could
+/// run code on swcred's writes (a trigger rewriting verdicts) or change what its reads see.
+///
+/// The expected schema is computed, not written down: the first N embedded migrations (N being
+/// how many the file records as applied) are applied to an in-memory database and its
+/// `sqlite_master` is compared with the file's, object by object, SQL text included.
+enum VaultSchema {
+    /// One row of `sqlite_master`.
+    struct SchemaObject: Hashable, Sendable {
+        let type: String
+        let name: String
+        let table: String
+        let sql: String?
+    }
+
+    private static let expectedByCount = Mutex<[Int: Set<SchemaObject>]>([:])
+
+    /// Throws `.integrityFailure`, naming the object, if the schema of `db` differs from what the
+    /// migrations it records as applied make. Returns whether every embedded migration is applied.
+    @discardableResult
+    static func verify(_ db: Database, path: String) throws -> Bool {
+        let actual = try objects(db)
+        let applied = try appliedMigrations(db, objects: actual, path: path)
+        let expected = try applied.map(expectedObjects(migrationCount:)) ?? []
+        let expectedByName = Dictionary(expected.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for object in actual.sorted(by: { $0.name < $1.name }) where !expected.contains(object) {
+            if let wanted = expectedByName[object.name] {
+                throw SharedWebCredentialsError(
+                    .integrityFailure,
+                    "The \(wanted.type) \(quoted(object.name)) in \(path) differs from what swcred creates (found a \(object.type) defined as \(quoted(object.sql ?? "nothing"))): the vault was altered outside swcred. Restore it from a backup."
+                )
+            }
+            throw SharedWebCredentialsError(
+                .integrityFailure,
+                "\(path) contains a \(object.type) \(quoted(object.name)) on \(quoted(object.table)) that swcred never creates: the vault was altered outside swcred, and the \(object.type) could change what swcred reads or writes. Nothing was read; restore the vault from a backup."
+            )
+        }
+        let actualNames = Set(actual.map(\.name))
+        if let missing = expected.sorted(by: { $0.name < $1.name }).first(where: { !actualNames.contains($0.name) }) {
+            throw SharedWebCredentialsError(
+                .integrityFailure,
+                "The \(missing.type) \(quoted(missing.name)) is missing from \(path): the vault was altered outside swcred or is damaged. Restore it from a backup."
+            )
+        }
+        return applied == EmbeddedMigrations.all.count
+    }
+
+    private static func objects(_ db: Database) throws -> Set<SchemaObject> {
+        Set(
+            try Row.fetchAll(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_master").map {
+                SchemaObject(type: $0[0], name: $0[1], table: $0[2], sql: $0[3])
+            })
+    }
+
+    /// How many embedded migrations the file records as applied, or nil if it has no migrations
+    /// table (a new file, or one where it is not a table, which is then reported). The applied
+    /// migrations must be a prefix of the embedded list (a file from a newer swcred is refused).
+    private static func appliedMigrations(_ db: Database, objects: Set<SchemaObject>, path: String) throws -> Int? {
+        guard objects.contains(where: { $0.name == "grdb_migrations" && $0.type == "table" }) else { return nil }
+        let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
+        let known = EmbeddedMigrations.all.map(\.identifier)
+        guard applied.count <= known.count, Array(known.prefix(applied.count)) == applied else {
+            throw SharedWebCredentialsError(
+                .internalError,
+                "\(path) records schema migrations this swcred does not know (\(applied.filter { !known.contains($0) }.joined(separator: ", "))): it was written by a newer swcred. Upgrade swcred."
+            )
+        }
+        return applied.count
+    }
+
+    /// The schema the first `count` migrations make, computed once per process for each count.
+    private static func expectedObjects(migrationCount count: Int) throws -> Set<SchemaObject> {
+        if let cached = expectedByCount.withLock({ $0[count] }) { return cached }
+        let memory = try DatabaseQueue()
+        var migrator = DatabaseMigrator()
+        for migration in EmbeddedMigrations.all.prefix(count) {
+            let sql = migration.sql
+            migrator.registerMigration(migration.identifier) { db in try db.execute(sql: sql) }
+        }
+        try migrator.migrate(memory)
+        let expected = try memory.read { db in try objects(db) }
+        expectedByCount.withLock { $0[count] = expected }
+        return expected
+    }
+
+    private static func quoted(_ text: String) -> String {
+        String(reflecting: text)
+    }
+}

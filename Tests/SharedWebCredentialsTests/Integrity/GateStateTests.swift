@@ -1,0 +1,202 @@
+import Foundation
+import GRDB
+import TestSupport
+import Testing
+
+@testable import SharedWebCredentials
+
+/// Issue 11, finding 1: whoever can write the vault file must not be able to approve an app, keep
+/// rewriting verdicts, or register an app. Rows of `apps` and `associations` carry MACs; the
+/// schema is checked against the migrations at open.
+@Suite("Authenticated gate state")
+struct GateStateTests {
+    static let app = LoopbackSite.app
+    static let shop = try! DomainTarget("shop.example")
+
+    let directory: TemporaryDirectory
+    let vault: Vault
+    let attacker: Attacker
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        vault = try VaultTestSupport.makeVault(in: directory)
+        attacker = Attacker(path: vault.path)
+        try vault.apps.register(
+            Self.app,
+            entitlements: Entitlements(strings: ["webcredentials:shop.example", "webcredentials:other.example"]),
+            at: Date())
+        try vault.credentials.upsert(server: "shop.example", account: "alice", password: SecureBytes(utf8: "alice-pw"))
+    }
+
+    /// The attacker's forged verdict: approved, dated far in the future so it never goes stale.
+    private func forgeApproval(domain: String = "shop.example") throws {
+        try attacker.execute(
+            """
+            INSERT OR REPLACE INTO associations (service, app, domain, verdict, checked_at, next_check, approved_at)
+            VALUES ('webcredentials', ?, ?, 'approved', '2099-01-01 00:00:00.000', '2099-01-01 00:00:00.000',
+                    '2099-01-01 00:00:00.000')
+            """, arguments: [Self.app.description, domain])
+    }
+
+    @Test("a forged approval (approved, approved_at in the future) counts as missing: offline, nothing is released")
+    func forgedApprovalOffline() async throws {
+        try forgeApproval()
+        let warnings = WarningLog(for: vault)
+        let facade = SharedWebCredentials(app: Self.app, vault: vault, verifier: nil)
+        let error = await failure { _ = try await facade.request(domain: Self.shop) }
+        #expect(error?.code == .networkFailure, "\(String(describing: error))")
+        #expect(warnings.all.contains { $0.contains("failed authentication") && $0.contains("verified again") })
+        #expect(try vault.associations.all().isEmpty, "the forged row is not listed as a verdict")
+        #expect(try vault.integrityReport().untrustedVerdicts == 1)
+    }
+
+    @Test("a forged approval is verified again online; the site's denial replaces it")
+    func forgedApprovalOnline() async throws {
+        try forgeApproval()
+        let warnings = WarningLog(for: vault)
+        let site = try LoopbackSite()
+        try await site.with(hosts: ["shop.example"], handler: { _ in .aasa(approving: ["ZZZZZ99999.org.other"]) }) {
+            verifier, server in
+            let facade = SharedWebCredentials(app: Self.app, vault: vault, verifier: verifier)
+            let error = await failure { _ = try await facade.request(domain: Self.shop) }
+            #expect(error?.code == .notApproved, "\(String(describing: error))")
+            #expect(server.requests.count >= 1, "the site was asked")
+        }
+        #expect(warnings.all.count == 1)
+        let stored = try #require(try vault.associations.all().first)
+        #expect(stored.verdict == .denied && stored.approvedAt == nil)
+        #expect(try vault.integrityReport().isIntact)
+    }
+
+    @Test("an approval dated in the future is refused even with a valid MAC (a clock set back)")
+    func futureApprovalWithValidMAC() async throws {
+        let future = Date().addingTimeInterval(86_400)
+        try vault.associations.save(
+            AssociationRecord(
+                service: .webcredentials, app: Self.app, domain: "shop.example", verdict: .approved,
+                checkedAt: future, nextCheck: future.addingTimeInterval(5 * 86_400), lastError: nil, retryCount: 0,
+                documentDigest: nil, approvedAt: future))
+        let warnings = WarningLog(for: vault)
+        let facade = SharedWebCredentials(app: Self.app, vault: vault, verifier: nil)
+        let error = await failure { _ = try await facade.request(domain: Self.shop) }
+        #expect(error?.code == .networkFailure, "\(String(describing: error))")
+        #expect(warnings.all.contains { $0.contains("dated in the future") })
+        let record = try #require(try vault.associations.all().first)
+        #expect(RecheckPolicy().effectiveVerdict(record, at: Date()) == .unverified)
+    }
+
+    @Test("an authentic verdict copied onto another domain or app fails: the MAC covers the row's identity")
+    func copiedVerdict() async throws {
+        let now = Date()
+        try vault.associations.save(
+            AssociationRecord(
+                service: .webcredentials, app: Self.app, domain: "other.example", verdict: .approved, checkedAt: now,
+                nextCheck: now.addingTimeInterval(86_400), lastError: nil, retryCount: 0, documentDigest: nil,
+                approvedAt: now))
+        try attacker.execute(
+            """
+            INSERT INTO associations
+            SELECT service, app, 'shop.example', verdict, checked_at, next_check, last_error, retry_count,
+                   document_digest, approved_at, mac
+            FROM associations WHERE domain = 'other.example'
+            """)
+        let facade = SharedWebCredentials(app: Self.app, vault: vault, verifier: nil)
+        let error = await failure { _ = try await facade.request(domain: Self.shop) }
+        #expect(error?.code == .networkFailure, "\(String(describing: error))")
+        #expect(try vault.associations.all().map(\.domain) == ["other.example"])
+    }
+
+    @Test("an app row written or changed outside swcred fails with an integrity error (exit 9)")
+    func forgedApp() throws {
+        let intruder = try ApplicationIdentifier("ZZZZZ99999.org.intruder")
+        try attacker.execute(
+            "INSERT INTO apps (application_identifier, entitlements, registered_at) VALUES (?, ?, ?)",
+            arguments: [intruder.description, #"["webcredentials:shop.example"]"#, "2026-01-01 00:00:00.000"])
+        #expect(failure { _ = try vault.apps.require(intruder) }?.code == .integrityFailure)
+        #expect(failure { _ = try vault.apps.all() }?.code == .integrityFailure)
+        #expect(try vault.integrityReport().untrustedApps == [#""ZZZZZ99999.org.intruder""#])
+        // Widening a registered app's entitlement breaks its MAC too.
+        try attacker.execute(
+            "UPDATE apps SET entitlements = ? WHERE application_identifier = ?",
+            arguments: [#"["webcredentials:shop.example","webcredentials:bank.example"]"#, Self.app.description])
+        let error = failure { _ = try vault.apps.require(Self.app) }
+        #expect(error?.code == .integrityFailure)
+        #expect(error?.message.contains("swcred app remove") == true, "\(String(describing: error))")
+        // The owner gets rid of a forged row the ordinary way.
+        #expect(try vault.apps.remove(intruder))
+    }
+
+    @Test("a trigger that rewrites verdicts to approved is refused at open, by name (exit 9)")
+    func verdictRewritingTrigger() throws {
+        try attacker.execute(
+            """
+            CREATE TRIGGER keep_approved AFTER UPDATE ON associations BEGIN
+                UPDATE associations SET verdict = 'approved', approved_at = '2099-01-01 00:00:00.000'
+                WHERE rowid = NEW.rowid;
+            END
+            """)
+        for error in [
+            failure { _ = try VaultTestSupport.open(vault.path) },
+            failure { _ = try Vault.inspect(at: vault.path) },
+        ] {
+            #expect(error?.code == .integrityFailure)
+            #expect(error?.message.contains("trigger \"keep_approved\"") == true, "\(String(describing: error))")
+        }
+    }
+
+    @Test("a trigger on another table that registers an app is refused at open, by name")
+    func appRegisteringTrigger() throws {
+        try attacker.execute(
+            """
+            CREATE TRIGGER sneak AFTER INSERT ON never_save BEGIN
+                INSERT OR IGNORE INTO apps VALUES ('ZZZZZ99999.org.intruder', '["webcredentials:shop.example"]',
+                                                   '2026-01-01 00:00:00.000', NULL);
+            END
+            """)
+        let error = failure { _ = try VaultTestSupport.open(vault.path) }
+        #expect(error?.code == .integrityFailure)
+        #expect(error?.message.contains("trigger \"sneak\" on \"never_save\"") == true, "\(String(describing: error))")
+    }
+
+    @Test("views, extra tables and indexes, and altered table definitions are refused at open, by name")
+    func otherSchemaChanges() throws {
+        let cases: [(sql: String, named: String)] = [
+            ("CREATE VIEW peek AS SELECT * FROM apps", "view \"peek\""),
+            ("CREATE TABLE stash (x)", "table \"stash\""),
+            ("CREATE INDEX apps_by_date ON apps (registered_at)", "index \"apps_by_date\""),
+        ]
+        for (sql, named) in cases {
+            let copy = try TemporaryDirectory()
+            let path = copy.path("vault.sqlite")
+            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: vault.path + suffix) {
+                try FileManager.default.copyItem(atPath: vault.path + suffix, toPath: path + suffix)
+            }
+            try Attacker(path: path).execute(sql)
+            let error = failure { _ = try VaultTestSupport.open(path) }
+            #expect(error?.code == .integrityFailure, "\(sql)")
+            #expect(error?.message.contains(named) == true, "\(String(describing: error))")
+        }
+        // A table whose CHECK constraint was edited out through writable_schema.
+        try VaultTestSupport.rawDatabase(vault.path).writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA writable_schema = ON")
+            try db.execute(
+                sql:
+                    "UPDATE sqlite_master SET sql = replace(sql, 'IN (''approved'', ''denied'', ''unverified'')', 'IS NOT NULL') WHERE name = 'associations'"
+            )
+        }
+        let error = failure { _ = try VaultTestSupport.open(vault.path) }
+        #expect(error?.code == .integrityFailure)
+        #expect(error?.message.contains("table \"associations\"") == true, "\(String(describing: error))")
+    }
+
+    @Test("swcred's own connection is defensive: no writable_schema, trusted_schema off")
+    func defensiveConnection() throws {
+        #expect(try vault.database.read { db in try Bool.fetchOne(db, sql: "PRAGMA trusted_schema") } == false)
+        #expect(throws: DatabaseError.self) {
+            try vault.database.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA writable_schema = ON")
+                try db.execute(sql: "UPDATE sqlite_master SET sql = sql WHERE name = 'apps'")
+            }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import GRDB
+import TestSupport
+import Testing
+
+@testable import SharedWebCredentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Issue 11, findings 3 and 9: what `passwd` revokes and what it does not, `passwd --rekey`,
+/// concurrent key changes, writers during a rotation, and KDF parameters from the file.
+@Suite("Passphrase and key changes")
+struct KeyChangeTests {
+    typealias Support = VaultTestSupport
+
+    private func vaultMetaRow(_ path: String) throws -> Row {
+        try #require(try Attacker(path: path).rows("SELECT * FROM vault_meta").first)
+    }
+
+    /// Puts a saved `vault_meta` row back, as an attacker with an old copy of the file would.
+    private func restore(_ row: Row, into path: String) throws {
+        let columns = Array(row.columnNames)
+        try Attacker(path: path).execute(
+            "INSERT OR REPLACE INTO vault_meta (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
+            arguments: StatementArguments(columns.map { row[$0] as DatabaseValue }))
+    }
+
+    @Test("passwd alone leaves the old passphrase working with an old vault_meta row; passwd --rekey does not")
+    func passwdVersusRekey() throws {
+        let directory = try TemporaryDirectory()
+        let vault = try Support.makeVault(in: directory)
+        try vault.credentials.upsert(server: "example.com", account: "alice", password: SecureBytes(utf8: "alice-pw"))
+        let leaked = try vaultMetaRow(vault.path)
+        let environment = [
+            "SWCRED_VAULT": vault.path, "SWCRED_PASSPHRASE": Support.passphrase,
+            "SWCRED_NEW_PASSPHRASE": "second passphrase",
+        ]
+        let passwd = try SwcredProcess.run(["passwd"], environment: environment)
+        #expect(passwd.status == 0, "\(passwd.stderr)")
+        // The documented limit: the vault key did not change, so the old row and passphrase still open it.
+        try restore(leaked, into: vault.path)
+        #expect(
+            try Support.open(vault.path).credentials.find(server: "example.com").map(\.passwordText) == ["alice-pw"])
+
+        let rekeyed = try SwcredProcess.run(["passwd", "--rekey"], environment: environment)
+        #expect(rekeyed.status == 0, "\(rekeyed.stderr)")
+        #expect(rekeyed.stdout.contains("rotated the vault key"))
+        let current = try Support.open(vault.path, passphrase: "second passphrase")
+        #expect(try current.credentials.find(server: "example.com").map(\.passwordText) == ["alice-pw"])
+        try current.verifyIntegrity()
+        // The leaked row unwraps the old vault key, which opens nothing that is stored now.
+        try restore(leaked, into: vault.path)
+        let withOldKey = try Support.open(vault.path)
+        #expect(try withOldKey.credentials.find(server: "example.com").isEmpty, "its blind indexes match nothing")
+        #expect(failure { _ = try withOldKey.credentials.servers() }?.code == .integrityFailure)
+        #expect(!(try withOldKey.integrityReport().isIntact))
+    }
+
+    @Test("passwd --help says that passwd alone does not revoke the old passphrase")
+    func passwdHelp() throws {
+        let help = try SwcredProcess.run(["passwd", "--help"])
+        #expect(help.stdout.contains("--rekey"))
+        let words = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(words.contains("the old passphrase still opens any copy of the vault made before"), "\(words)")
+    }
+
+    @Test("two passwd processes at once: one wins, the other fails clearly and changes nothing")
+    func concurrentPasswd() throws {
+        let directory = try TemporaryDirectory()
+        let vault = try Support.makeVault(in: directory)
+        try vault.credentials.upsert(server: "example.com", account: "alice", password: SecureBytes(utf8: "alice-pw"))
+        // Each process unlocks, then blocks reading its new passphrase from a FIFO; the test
+        // answers both only once both have unlocked, so both read the same key material.
+        let fifos = ["first", "second"].map { directory.path("\($0).fifo") }
+        for fifo in fifos { #expect(mkfifo(fifo, 0o600) == 0) }
+        let processes = try fifos.map { fifo in
+            let process = Process()
+            process.executableURL = SwcredProcess.executableURL
+            process.arguments = ["passwd", "--vault", vault.path, "--new-passphrase-file", fifo]
+            process.environment = ["PATH": "/usr/bin:/bin", "SWCRED_PASSPHRASE": Support.passphrase]
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = Pipe()
+            try process.run()
+            return (process, errors)
+        }
+        var writers: [Int32] = []
+        for (fifo, (process, _)) in zip(fifos, processes) {
+            writers.append(try openWhenReaderArrives(fifo, process: process))
+        }
+        for (descriptor, passphrase) in zip(writers, ["winner one", "winner two"]) {
+            _ = passphrase.withCString { write(descriptor, $0, strlen($0)) }
+            close(descriptor)
+        }
+        var outcomes: [(status: Int32, stderr: String)] = []
+        for (process, errors) in processes {
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            outcomes.append((process.terminationStatus, stderr))
+        }
+        #expect(outcomes.map(\.status).sorted() == [0, 7], "\(outcomes)")
+        let loser = try #require(outcomes.first { $0.status == 7 })
+        #expect(loser.stderr.contains("Another process changed the passphrase"), "\(loser.stderr)")
+        let winner = outcomes[0].status == 0 ? "winner one" : "winner two"
+        let loserPassphrase = outcomes[0].status == 0 ? "winner two" : "winner one"
+        #expect(try Support.open(vault.path, passphrase: winner).credentials.count() == 1)
+        #expect(failure { _ = try Support.open(vault.path, passphrase: loserPassphrase) }?.code == .vaultLocked)
+    }
+
+    /// Opens `fifo` for writing once `process` has opened it for reading (polling, so that a
+    /// process that failed before reading does not hang the test).
+    private func openWhenReaderArrives(_ fifo: String, process: Process) throws -> Int32 {
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            let descriptor = open(fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            if descriptor >= 0 { return descriptor }
+            guard errno == ENXIO, process.isRunning else { break }
+            usleep(10_000)
+        }
+        throw SharedWebCredentialsError(.internalError, "passwd never read its new passphrase from \(fifo)")
+    }
+
+    @Test("a passphrase change by another handle since unlock makes this one's change fail, not overwrite")
+    func changePassphraseCompareAndSwap() throws {
+        let directory = try TemporaryDirectory()
+        let first = try Support.makeVault(in: directory)
+        let second = try Support.open(first.path)
+        try first.changePassphrase(to: SecureBytes(utf8: "first wins"))
+        let error = failure { try second.changePassphrase(to: SecureBytes(utf8: "second loses")) }
+        #expect(error?.code == .vaultLocked)
+        #expect(failure { try second.rotateKey() }?.code == .vaultLocked, "rekey compares and swaps too")
+        #expect(try Support.open(first.path, passphrase: "first wins").credentials.count() == 0)
+    }
+
+    @Test("a write after another handle rotated the key retries with the new key instead of failing")
+    func writeDuringRekey() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try Support.makeVault(in: directory)
+        try writer.credentials.upsert(server: "example.com", account: "alice", password: SecureBytes(utf8: "one"))
+        try writer.apps.register(
+            LoopbackSite.app, entitlements: Entitlements(strings: ["webcredentials:example.com"]), at: Date())
+        let rotator = try Support.open(writer.path)
+        try rotator.rotateKey()
+        // The app's MAC is now under the new key: the reader picks that key up rather than fail.
+        #expect(try writer.apps.require(LoopbackSite.app).identifier == LoopbackSite.app)
+        #expect(
+            try writer.credentials.upsert(server: "example.com", account: "bob", password: SecureBytes(utf8: "two"))
+                == .added)
+        #expect(try writer.credentials.find(server: "example.com").map(\.passwordText) == ["one", "two"])
+        #expect(try rotator.credentials.find(server: "example.com", account: "bob").map(\.passwordText) == ["two"])
+        try Support.open(writer.path).verifyIntegrity()
+    }
+
+    @Test("a crafted kdf_opslimit of 4294967295 is refused before any KDF runs (exit 9)")
+    func kdfParametersCapped() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Support.makeVault(in: directory).path
+        try Attacker(path: path).execute("UPDATE vault_meta SET kdf_opslimit = 4294967295")
+        let started = Date()
+        let error = failure { _ = try Support.open(path) }
+        #expect(Date().timeIntervalSince(started) < 5, "no KDF ran")
+        #expect(error?.code == .integrityFailure)
+        #expect(error?.message.contains("opslimit 4294967295") == true, "\(String(describing: error))")
+        let command = try SwcredProcess.run(
+            ["status", "--verify", "--vault", path], environment: ["SWCRED_PASSPHRASE": Support.passphrase])
+        #expect(command.status == 9, "\(command.stderr)")
+        try Attacker(path: path).execute(
+            "UPDATE vault_meta SET kdf_opslimit = 1, kdf_memlimit = ?", arguments: [Int64(4) << 30])
+        #expect(failure { _ = try Support.open(path) }?.code == .integrityFailure)
+        #expect(throws: SharedWebCredentialsError.self) { try KDFParameters(opslimit: 11, memlimit: 8192) }
+        #expect(throws: SharedWebCredentialsError.self) { try KDFParameters(opslimit: 1, memlimit: (2 << 30) + 1) }
+        #expect(try KDFParameters(opslimit: 10, memlimit: 2 << 30).opslimit == 10)
+    }
+}
