@@ -11,6 +11,10 @@ enum KeyDerivation {
         case recordEncryption = 1
         /// Keying the blind indexes used for lookups.
         case blindIndex = 2
+        /// Authenticating the rows of the gate's state (`apps`, `associations`, `app_tokens`).
+        case gateState = 3
+        /// Keying the hashes of the service's app tokens.
+        case appTokenHash = 4
     }
 
     /// The 8-byte context that separates swcred's subkeys from any other use of the same key.

@@ -184,16 +184,32 @@ public final class Vault: Sendable {
 
     /// Replaces the vault key with a new random one and re-encrypts every record and marker in
     /// one transaction. If anything fails (such as a damaged record) nothing changes.
-    public func rotateKey() throws {
+    ///
+    /// App tokens are revoked in the same transaction (their hashes are keyed by the old key and
+    /// the tokens themselves are not stored); the result says how many.
+    @discardableResult
+    public func rotateKey() throws -> KeyRotation {
         let protection = currentProtection.withLock { $0 }
-        let newKeys = try write { db, oldKeys in
+        let (newKeys, revoked) = try write { db, oldKeys in
             let newKeys = VaultKeys.generate(wrappingKey: oldKeys.wrappingKey)
             try CredentialStore.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
             try NeverSaveStore.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
+            let revoked = try AppTokenStore.deleteAll(db)
             try Self.metadata(for: newKeys, protection: protection).write(db)
-            return newKeys
+            return (newKeys, revoked)
         }
         currentKeys.withLock { $0 = newKeys }
+        return KeyRotation(revokedAppTokens: revoked)
+    }
+
+    /// Whether the vault key this instance holds is still the vault's key: false once another
+    /// process rotated it (`swcred rekey`), after which this instance can neither read nor write.
+    /// A long-running holder (the service) checks it to lock itself instead of serving stale data.
+    public func isKeyCurrent() throws -> Bool {
+        let keyID = keys.keyID
+        return try VaultDatabase.mappingErrors(path: path) {
+            try database.read { db in try VaultMetadata.currentKeyID(db) == keyID }
+        }
     }
 
     /// The vault's format, key protection and record counts.
@@ -272,6 +288,12 @@ public final class Vault: Sendable {
         SharedWebCredentialsError(
             .vaultLocked, "The vault key of \(path) was rotated by another process; unlock the vault again.")
     }
+}
+
+/// What a vault key rotation did beyond re-encrypting records.
+public struct KeyRotation: Sendable, Equatable {
+    /// The app tokens it revoked.
+    public let revokedAppTokens: Int
 }
 
 /// A summary of a vault, as `swcred status` shows it.

@@ -1,3 +1,5 @@
+import CSodium
+
 /// The unlocked key hierarchy of a vault: the vault key, the subkeys derived from it, and the key
 /// that wraps it (derived from the passphrase, or read from the key file).
 final class VaultKeys: Sendable {
@@ -14,6 +16,10 @@ final class VaultKeys: Sendable {
     let recordKey: SecureBytes
     /// Keys the blind indexes.
     let indexKey: SecureBytes
+    /// Keys the MACs that authenticate the rows of the gate's state.
+    let stateKey: SecureBytes
+    /// Keys the hashes of app tokens.
+    let tokenKey: SecureBytes
 
     init(keyID: [UInt8], vaultKey: SecureBytes, wrappingKey: SecureBytes) {
         self.keyID = keyID
@@ -21,6 +27,8 @@ final class VaultKeys: Sendable {
         self.wrappingKey = wrappingKey
         recordKey = KeyDerivation.subkey(.recordEncryption, from: vaultKey)
         indexKey = KeyDerivation.subkey(.blindIndex, from: vaultKey)
+        stateKey = KeyDerivation.subkey(.gateState, from: vaultKey)
+        tokenKey = KeyDerivation.subkey(.appTokenHash, from: vaultKey)
     }
 
     /// A fresh random vault key under an existing wrapping key.
@@ -57,6 +65,22 @@ final class VaultKeys: Sendable {
 
     private func portField(_ port: Int?) -> [UInt8] {
         withUnsafeBytes(of: UInt32(port ?? 0).littleEndian) { Array($0) }
+    }
+
+    // MARK: Row MACs and token hashes
+
+    /// The MAC of one row of the gate's state: keyed BLAKE2b over the table name and the row's
+    /// length-prefixed fields. Compare it with ``ConstantTime``.
+    func stateMAC(table: String, fields: [[UInt8]]) -> [UInt8] {
+        KeyedHash.digest(key: stateKey, fields: [Array(table.utf8)] + fields)
+    }
+
+    /// The stored hash of an app token's random bytes.
+    func tokenHash(_ secret: SecureBytes) -> [UInt8] {
+        var field = secret.withUnsafeBytes { Array($0) }
+        let digest = KeyedHash.digest(key: tokenKey, fields: [Array("app-token".utf8), field])
+        field.withUnsafeMutableBytes { if let base = $0.baseAddress { sodium_memzero(base, $0.count) } }
+        return digest
     }
 
     // MARK: Associated data
