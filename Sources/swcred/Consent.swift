@@ -26,7 +26,7 @@ enum Consent {
     /// Lets the person pick one credential: a numbered list of server and account (never the
     /// passwords) when there are several, a confirmation when there is one. Returns nil when
     /// they cancel.
-    static func pick(from credentials: [Credential]) -> Credential? {
+    static func pick<Released: ReleasableCredential>(from credentials: [Released]) -> Released? {
         if credentials.count == 1, let only = credentials.first {
             return ask("Use the saved password for \"\(Terminal.displayable(only.account))\" on \(only.location)?")
                 ? only : nil
@@ -47,14 +47,9 @@ enum Consent {
     }
 
     /// Puts a yes/no question on standard error; only `y` or `yes` (any case) agrees.
-    private static func ask(_ question: String) -> Bool {
+    static func ask(_ question: String) -> Bool {
         Terminal.writeToStandardError("\(question) [y/N] ")
         let answer = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased()
         return answer == "y" || answer == "yes"
     }
-}
-
-extension Credential {
-    /// `server` or `server:port`, as shown to people.
-    var location: String { port.map { "\(server):\($0)" } ?? server }
 }
