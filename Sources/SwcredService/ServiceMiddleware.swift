@@ -36,8 +36,8 @@ struct ServiceMiddleware: RouterMiddleware {
             response = try await next(request, context)
         } catch let error as APIError {
             response = Self.response(for: error)
-        } catch let error as HTTPError {
-            response = Self.response(for: Self.apiError(for: error, request: request))
+        } catch let error as any HTTPResponseError {
+            response = Self.response(for: Self.apiError(for: error.status, request: request))
         } catch {
             logger.error("internal error", metadata: ["type": "\(type(of: error))"])
             response = Self.response(
@@ -68,8 +68,8 @@ struct ServiceMiddleware: RouterMiddleware {
         return Response(status: error.status, headers: headers, body: .init(byteBuffer: .init(bytes: error.body)))
     }
 
-    private static func apiError(for error: HTTPError, request: Request) -> APIError {
-        switch error.status {
+    private static func apiError(for status: HTTPResponse.Status, request: Request) -> APIError {
+        switch status {
         case .notFound:
             return APIError(
                 status: .notFound, code: "no-route",
@@ -82,7 +82,7 @@ struct ServiceMiddleware: RouterMiddleware {
             return .bodyTooLarge
         default:
             return APIError(
-                status: error.status, code: "http-error", message: "the request was refused (\(error.status.code))")
+                status: status, code: "http-error", message: "the request was refused (\(status.code))")
         }
     }
 }

@@ -285,7 +285,7 @@ struct VaultAPI: Sendable {
             group.addTask {
                 do {
                     return try await request.body.collect(upTo: ServiceLimits.maximumBodySize)
-                } catch let error as HTTPError where error.status == .contentTooLarge {
+                } catch is NIOTooManyBytesError {
                     throw APIError.bodyTooLarge
                 }
             }

@@ -11,8 +11,8 @@ struct ServiceConsentTests {
             try fixture.start(["--consent-timeout", "3s"])
             let token = try fixture.token(["--consent", "ask"])
             let socket = fixture.socketPath
-            func save(_ account: String) -> Task<UnixHTTP.Response, any Error> {
-                Task {
+            func save(_ account: String) -> BackgroundWork<UnixHTTP.Response> {
+                BackgroundWork {
                     try UnixHTTP.request(
                         socket, "PUT", "/v1/credentials", token: token,
                         json: ["domain": "shop.example", "account": account, "password": "Pw-\(account)-1"])

@@ -22,13 +22,17 @@ struct ServiceGatedTests {
             let batch = try #require(try JSONSerialization.jsonObject(with: generated.stdoutData) as? [[String: Any]])
             #expect(batch.count == 3)
             #expect(batch.first?["style"] as? String == "strong")
-            let directGenerated = try fixture.gated.expect(["generate"] + target + ["--json"], status: 0, network: true)
-            let entropyText = { (text: String) in
-                text.split(separator: "\n").first { $0.contains("entropy_bits") }?.split(
-                    separator: "\"entropy_bits\": "
-                ).last
+            let directGenerated = try fixture.gated.expect(
+                ["generate"] + target + ["--json", "--count", "3"], status: 0, network: true)
+            // The same JSON text as the direct path: two-space items, entropy with two decimals.
+            let shape = { (text: String) in
+                text.replacingOccurrences(of: #""password": "[^"]*""#, with: "P", options: .regularExpression)
+                    .replacingOccurrences(of: #"[0-9]+\.[0-9]{2}\}"#, with: "E}", options: .regularExpression)
             }
-            #expect(entropyText(generated.stdout) == entropyText(directGenerated.stdout), "the same JSON text")
+            #expect(
+                shape(directGenerated.stdout).split(separator: "\n").dropFirst().first
+                    == shape(generated.stdout).split(separator: "\n").dropFirst().first)
+            #expect(shape(generated.stdout).contains("  {P, \"style\": \"strong\", \"entropy_bits\": E},"))
 
             let added = try run(["add"] + target + ["--account", "alice@example.com", "--generate", "--yes"])
             #expect(added.status == 0, "\(added.stderr)")
@@ -62,7 +66,8 @@ struct ServiceGatedTests {
             #expect(again.stderr.contains("nothing-to-delete"))
             let none = try run(["request"] + target)
             #expect(none.status == 5)
-            #expect(none.stderr == "swcred: no matching items found\n")
+            let directNone = try fixture.gated.expect(["request"] + target, status: 5, network: true)
+            #expect(none.stderr == directNone.stderr)
 
             let log = try fixture.running.log
             for secret in [firstPassword, second, token, "alice@example.com"] {

@@ -77,30 +77,28 @@ struct ServiceLifecycleTests {
     ) async throws -> [String] {
         let socketPath = fixture.socketPath
         let service = try fixture.running
-        return try await withThrowingTaskGroup(of: [String].self) { group in
-            for writer in 0..<8 {
-                group.addTask {
-                    var acknowledged: [String] = []
-                    for index in 0..<10_000 {
-                        let account = "load-\(writer)-\(index)"
-                        guard
-                            let response = try? UnixHTTP.request(
-                                socketPath, "PUT", "/v1/credentials", token: token,
-                                json: ["domain": "shop.example", "account": account, "password": "Pw-\(account)"])
-                        else { break }
-                        if response.status == 200 { acknowledged.append(account) }
-                    }
-                    return acknowledged
+        let writers = (0..<8).map { writer in
+            BackgroundWork<[String]> {
+                var acknowledged: [String] = []
+                for index in 0..<100_000 {
+                    let account = "load-\(writer)-\(index)"
+                    guard
+                        let response = try? UnixHTTP.request(
+                            socketPath, "PUT", "/v1/credentials", token: token,
+                            json: ["domain": "shop.example", "account": account, "password": "Pw-\(account)"])
+                    else { break }
+                    if response.status == 200 { acknowledged.append(account) }
                 }
+                return acknowledged
             }
-            try await Task.sleep(for: .seconds(2))
-            let status = service.stop(signal: signal)
-            #expect(status == expectStatus, "\(service.log.suffix(2000))")
-            var all: [String] = []
-            for try await part in group { all += part }
-            #expect(all.count > 8, "the load wrote something before the signal")
-            return all
         }
+        try await Task.sleep(for: .seconds(2))
+        let status = service.stop(signal: signal)
+        #expect(status == expectStatus, "\(service.log.suffix(2000))")
+        var all: [String] = []
+        for writer in writers { all += try await writer.value }
+        #expect(all.count > 8, "the load wrote something before the signal")
+        return all
     }
 
     private func expectPresent(_ accounts: [String], fixture: ServiceFixture) throws {
