@@ -7,7 +7,9 @@ let package = Package(
     products: [
         .library(name: "SharedWebCredentials", targets: ["SharedWebCredentials"]),
         .library(name: "SharedWebCredentialsCore", targets: ["SharedWebCredentialsCore"]),
+        .library(name: "SharedWebCredentialsClient", targets: ["SharedWebCredentialsClient"]),
         .executable(name: "swcred", targets: ["swcred"]),
+        .executable(name: "swcred-serve", targets: ["swcred-serve"]),
     ],
     traits: [
         .trait(
@@ -25,6 +27,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // The vault service only (swcred-serve); swcred itself does not link these.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .systemLibrary(
@@ -59,12 +65,50 @@ let package = Package(
         ),
         // prctl for the tool's process hardening (no core dumps); Swift cannot call variadic C.
         .target(name: "CProcessHardening"),
+        // The client of the vault service: the facade's method shapes over HTTP, without the server.
+        .target(
+            name: "SharedWebCredentialsClient",
+            dependencies: [
+                "SharedWebCredentials",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .executableTarget(
             name: "swcred",
             dependencies: [
                 "SharedWebCredentials",
                 "CProcessHardening",
+                "SharedWebCredentialsClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The vault service (`swcred serve` runs it): Hummingbird on a Unix socket.
+        .target(
+            name: "SwcredService",
+            dependencies: [
+                "SharedWebCredentials",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .executableTarget(
+            name: "swcred-serve",
+            dependencies: [
+                "SwcredService",
+                "SharedWebCredentials",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "CSpawnSupport", path: "Tests/CSpawnSupport"),

@@ -35,6 +35,25 @@ public struct SharedWebCredentialsError: Error, Sendable, Equatable, CustomStrin
         /// The vault's storage cannot be written: read-only, permission denied or disk full.
         /// Nothing was changed.
         case storageFailure = "storage-failure"
+
+        /// The exit code of `swcred` and `swcred serve` for this failure (DESIGN.md's stable table).
+        public var exitStatus: Int32 {
+            switch self {
+            case .internalError: 1
+            case .invalidInput: 2
+            case .missingEntitlement: 3
+            case .notApproved: 4
+            case .itemNotFound: 5
+            case .declined: 6
+            case .vaultLocked: 7
+            case .vaultNotFound, .vaultExists: 8
+            case .integrityFailure: 9
+            case .networkFailure: 10
+            case .vaultBusy: 11
+            case .neverSave: 12
+            case .storageFailure: 13
+            }
+        }
     }
 
     /// The stable category of this failure.

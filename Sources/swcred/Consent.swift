@@ -26,7 +26,7 @@ enum Consent {
     /// Lets the person pick one credential: a numbered list of server and account (never the
     /// passwords) when there are several, a confirmation when there is one. Returns nil when
     /// they cancel.
-    static func pick(from credentials: [Credential]) -> Credential? {
+    static func pick<Released: ReleasableCredential>(from credentials: [Released]) -> Released? {
         if credentials.count == 1, let only = credentials.first {
             return ask("Use the saved password for \"\(Terminal.displayable(only.account))\" on \(only.location)?")
                 ? only : nil
@@ -52,9 +52,4 @@ enum Consent {
         let answer = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased()
         return answer == "y" || answer == "yes"
     }
-}
-
-extension Credential {
-    /// `server` or `server:port`, as shown to people.
-    var location: String { port.map { "\(server):\($0)" } ?? server }
 }

@@ -58,6 +58,7 @@ struct GenerateCommand: AsyncParsableCommand {
 
     @OptionGroup var vault: VaultOptions
     @OptionGroup var network: NetworkOptionGroup
+    @OptionGroup var service: ServiceOptions
 
     func validate() throws {
         guard (1...Self.maximumCount).contains(count) else {
@@ -79,13 +80,37 @@ struct GenerateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let generator = try await makeGenerator()
+        let explicitRules = rules.map { text in
+            let parsed = PasswordRulesParser.parse(text)
+            for warning in parsed.warnings { Terminal.printWarning("rules: \(warning)") }
+            return parsed.rules
+        }
+        if let app, let domain, let client = try service.client(app: app, caFile: network.caFile) {
+            let target = try GatedSession.domain(domain)
+            let passwords = try await ServiceOptions.run(client) { client in
+                try await client.generatePasswords(domain: target, rules: explicitRules, count: count)
+            }
+            var remaining = passwords.makeIterator()
+            try write(style: passwords.first?.style ?? .strong) { output in
+                guard let next = remaining.next() else { return 0 }
+                output.append(contentsOf: next.password.utf8)
+                return next.entropyBits
+            }
+            return
+        }
+        let generator = try await makeGenerator(rules: explicitRules)
+        try write(style: generator.style) { generator.append(to: &$0) }
+    }
+
+    /// Prints `count` passwords from `next` (which appends one and returns its entropy), one per
+    /// line or as JSON.
+    private func write(style: PasswordStyle, next: (inout [UInt8]) -> Double) throws {
         var output = StandardOutputBuffer()
         if json {
-            try writeJSON(generator, to: &output)
+            try writeJSON(style: style, next: next, to: &output)
         } else {
             for _ in 0..<count {
-                _ = generator.append(to: &output.bytes)
+                _ = next(&output.bytes)
                 output.bytes.append(UInt8(ascii: "\n"))
                 try output.flushIfFull()
             }
@@ -93,14 +118,8 @@ struct GenerateCommand: AsyncParsableCommand {
         try output.flush()
     }
 
-    /// The generator for the style or rules given, or for the app and domain after the gate;
-    /// rules problems are warnings on standard error.
-    private func makeGenerator() async throws -> PasswordGenerator {
-        let explicitRules = rules.map { text in
-            let parsed = PasswordRulesParser.parse(text)
-            for warning in parsed.warnings { Terminal.printWarning("rules: \(warning)") }
-            return parsed.rules
-        }
+    /// The generator for the style or rules given, or for the app and domain after the gate.
+    private func makeGenerator(rules explicitRules: PasswordRules?) async throws -> PasswordGenerator {
         if let app, let domain {
             let target = try GatedSession.domain(domain)
             return try await GatedSession.run(app: app, vault: vault, network: network) { facade in
@@ -117,13 +136,15 @@ struct GenerateCommand: AsyncParsableCommand {
         return try PasswordGenerator(rules: explicitRules)
     }
 
-    private func writeJSON(_ generator: PasswordGenerator, to output: inout StandardOutputBuffer) throws {
+    private func writeJSON(
+        style: PasswordStyle, next: (inout [UInt8]) -> Double, to output: inout StandardOutputBuffer
+    ) throws {
         var entropyText: [Double: String] = [:]
-        let styleText = "\"style\": \"\(generator.style.rawValue)\", \"entropy_bits\": "
+        let styleText = "\"style\": \"\(style.rawValue)\", \"entropy_bits\": "
         var password: [UInt8] = []
         output.append("[\n")
         for index in 0..<count {
-            let bits = generator.append(to: &password)
+            let bits = next(&password)
             output.append("  {\"password\": \"")
             for byte in password {
                 if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { output.bytes.append(UInt8(ascii: "\\")) }

@@ -12,15 +12,20 @@ struct RekeyCommand: ParsableCommand {
             records against their commitment: if anything fails (a damaged or rolled-back \
             record, exit 9), nothing changes and the old key keeps working. The passphrase or \
             key file stays the same; after a passphrase leaked, run `swcred passwd --rekey`, \
-            which changes both at once.
+            which changes both at once. App tokens \
+            are revoked (`swcred app token create` makes new ones).
             """)
 
     @OptionGroup var vault: VaultOptions
 
     func run() throws {
         let opened = try vault.openVault()
-        try opened.rotateKey()
+        let rotation = try opened.rotateKey()
         let count = try opened.credentials.count()
         TextOutput.line("Rotated the vault key of \(opened.path); re-encrypted \(count) credentials.")
+        if rotation.revokedAppTokens > 0 {
+            TextOutput.line(
+                "Revoked \(rotation.revokedAppTokens) app tokens; create new ones with `swcred app token create`.")
+        }
     }
 }

@@ -19,6 +19,19 @@ public struct TestIdentity: Sendable {
     public func nioSSLKey() throws -> NIOSSLPrivateKey {
         try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem)
     }
+
+    /// Writes the chain and the key as PEM files (the key 0600) for a server that reads files;
+    /// returns their paths.
+    public func writePEM(into directory: TemporaryDirectory, name: String) throws -> (certificate: String, key: String)
+    {
+        let certificate = directory.path("\(name).pem")
+        let key = directory.path("\(name).key")
+        try Data(try chain.map { try $0.serializeAsPEM().pemString + "\n" }.joined().utf8)
+            .write(to: URL(fileURLWithPath: certificate))
+        FileManager.default.createFile(
+            atPath: key, contents: Data(privateKeyPEM.utf8), attributes: [.posixPermissions: 0o600])
+        return (certificate, key)
+    }
 }
 
 /// A certificate authority made at test time, for TLS tests on loopback: issue leaf certificates

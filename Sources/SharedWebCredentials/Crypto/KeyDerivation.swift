@@ -13,6 +13,8 @@ enum KeyDerivation {
         case blindIndex = 2
         /// Keying the MACs of plaintext rows and the record commitment (``VaultKeys/stateMAC(table:fields:)``).
         case stateAuthentication = 3
+        /// Keying the hashes of the service's app tokens.
+        case appTokenHash = 4
     }
 
     /// The 8-byte context that separates swcred's subkeys from any other use of the same key.

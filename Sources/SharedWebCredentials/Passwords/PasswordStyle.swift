@@ -26,4 +26,11 @@ public struct GeneratedPassword: Sendable, Equatable {
     /// Its entropy in bits: the base-2 logarithm of one over its probability under the generator,
     /// computed from the generator's own choices (see ``PasswordGenerator``).
     public var entropyBits: Double
+
+    /// A generated password as another process reported it (the service's client).
+    public init(password: String, style: PasswordStyle, entropyBits: Double) {
+        self.password = password
+        self.style = style
+        self.entropyBits = entropyBits
+    }
 }

@@ -264,7 +264,10 @@ public final class Vault: Sendable {
         let protection = VaultMetadata.Protection.passphrase(salt: salt, parameters: chosen)
         try replaceKey(protection: protection) { db, current in
             guard rotatingKey else { return current.rewrapped(under: wrappingKey) }
-            return try reencryptEverything(db, from: current, to: VaultKeys.generate(wrappingKey: wrappingKey))
+            let newKeys = try reencryptEverything(db, from: current, to: VaultKeys.generate(wrappingKey: wrappingKey))
+            // App tokens are hashed under the old key: a rotation revokes them, as `rotateKey` does.
+            _ = try AppTokenStore.deleteAll(db)
+            return newKeys
         }
     }
 
@@ -272,9 +275,28 @@ public final class Vault: Sendable {
     /// one transaction. If anything fails (such as a damaged record, or a record set that does
     /// not match its commitment) nothing changes. Throws `.vaultLocked` if another process
     /// changed the passphrase or the key since this one unlocked the vault.
-    public func rotateKey() throws {
+    ///
+    /// App tokens are revoked in the same transaction (their hashes are keyed by the old key and
+    /// the tokens themselves are not stored); the result says how many.
+    @discardableResult
+    public func rotateKey() throws -> KeyRotation {
+        var revoked = 0
         try replaceKey(protection: unlocked.withLock { $0.protection }) { db, current in
-            try reencryptEverything(db, from: current, to: VaultKeys.generate(wrappingKey: current.wrappingKey))
+            let newKeys = try reencryptEverything(
+                db, from: current, to: VaultKeys.generate(wrappingKey: current.wrappingKey))
+            revoked = try AppTokenStore.deleteAll(db)
+            return newKeys
+        }
+        return KeyRotation(revokedAppTokens: revoked)
+    }
+
+    /// Whether the vault key this instance holds is still the vault's key: false once another
+    /// process rotated it (`swcred rekey`). A long-running holder (the service) checks it to lock
+    /// itself instead of following the rotation with the app tokens it revoked.
+    public func isKeyCurrent() throws -> Bool {
+        let keyID = keys.keyID
+        return try VaultDatabase.mappingErrors(path: path) {
+            try database.read { db in try VaultMetadata.currentKeyID(db) == keyID }
         }
     }
 
@@ -441,6 +463,12 @@ public final class Vault: Sendable {
         SharedWebCredentialsError(
             .vaultLocked, "The vault key of \(path) was changed by another process; unlock the vault again.")
     }
+}
+
+/// What a vault key rotation did beyond re-encrypting records.
+public struct KeyRotation: Sendable, Equatable {
+    /// The app tokens it revoked.
+    public let revokedAppTokens: Int
 }
 
 /// A summary of a vault, as `swcred status` shows it.

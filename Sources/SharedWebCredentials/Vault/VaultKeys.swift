@@ -1,3 +1,5 @@
+import CSodium
+
 /// The unlocked key hierarchy of a vault: the vault key, the subkeys derived from it, and the key
 /// that wraps it (derived from the passphrase, or read from the key file).
 final class VaultKeys: Sendable {
@@ -20,6 +22,8 @@ final class VaultKeys: Sendable {
     /// Keys the MACs of rows stored in plaintext (`apps`, `associations`) and the record commitment:
     /// see ``stateMAC(table:fields:)``.
     let stateKey: SecureBytes
+    /// Keys the hashes of app tokens.
+    let tokenKey: SecureBytes
 
     init(keyID: [UInt8], vaultKey: SecureBytes, wrappingKey: SecureBytes) {
         self.keyID = keyID
@@ -28,6 +32,7 @@ final class VaultKeys: Sendable {
         recordKey = KeyDerivation.subkey(.recordEncryption, from: vaultKey)
         indexKey = KeyDerivation.subkey(.blindIndex, from: vaultKey)
         stateKey = KeyDerivation.subkey(.stateAuthentication, from: vaultKey)
+        tokenKey = KeyDerivation.subkey(.appTokenHash, from: vaultKey)
     }
 
     /// A fresh random vault key under an existing wrapping key.
@@ -64,6 +69,16 @@ final class VaultKeys: Sendable {
 
     private func portField(_ port: Int?) -> [UInt8] {
         withUnsafeBytes(of: UInt32(port ?? 0).littleEndian) { Array($0) }
+    }
+
+    // MARK: Token hashes
+
+    /// The stored hash of an app token's random bytes.
+    func tokenHash(_ secret: SecureBytes) -> [UInt8] {
+        var field = secret.withUnsafeBytes { Array($0) }
+        let digest = KeyedHash.digest(key: tokenKey, fields: [Array("app-token".utf8), field])
+        field.withUnsafeMutableBytes { if let base = $0.baseAddress { sodium_memzero(base, $0.count) } }
+        return digest
     }
 
     // MARK: Associated data

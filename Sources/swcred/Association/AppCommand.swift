@@ -7,7 +7,9 @@ struct AppCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "app",
         abstract: "Register, list, show and remove apps (the analogue of installing them).",
-        subcommands: [AppAddCommand.self, AppListCommand.self, AppShowCommand.self, AppRemoveCommand.self])
+        subcommands: [
+            AppAddCommand.self, AppListCommand.self, AppShowCommand.self, AppRemoveCommand.self, AppTokenCommand.self,
+        ])
 }
 
 /// `swcred app add APPID (--entitlements FILE | --domain ENTRY ...)`.
@@ -98,7 +100,7 @@ struct AppShowCommand: ParsableCommand {
 /// `swcred app remove APPID`.
 struct AppRemoveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "remove", abstract: "Remove an app and its stored verdicts (its credentials stay).")
+        commandName: "remove", abstract: "Remove an app, its stored verdicts and its tokens (its credentials stay).")
 
     @Argument(help: ArgumentHelp("The application identifier.", valueName: "APPID"))
     var app: String

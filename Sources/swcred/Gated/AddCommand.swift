@@ -1,5 +1,6 @@
 import ArgumentParser
 import SharedWebCredentials
+import SharedWebCredentialsClient
 
 /// `swcred add`: save or update a password for an app (SecAddSharedWebCredential).
 struct AddCommand: AsyncParsableCommand {
@@ -34,6 +35,7 @@ struct AddCommand: AsyncParsableCommand {
 
     @OptionGroup var vault: VaultOptions
     @OptionGroup var network: NetworkOptionGroup
+    @OptionGroup var service: ServiceOptions
 
     func validate() throws {
         guard passwordStdin != generate else {
@@ -45,24 +47,32 @@ struct AddCommand: AsyncParsableCommand {
         let target = try credential.target()
         let password =
             passwordStdin ? try PasswordInput.readFromStandardInput(account: credential.account, domain: target) : nil
-        // A generated password stays in locked memory until it is written out (never a String).
-        let (outcome, generated) = try await GatedSession.run(app: credential.app, vault: vault, network: network) {
-            facade -> (CredentialChangeOutcome, SecureBytes?) in
-            var generated: SecureBytes?
-            let secret: SecureBytes
-            if let password {
-                secret = password
+        // A generated password stays in locked memory until it is written out (never a String on
+        // the direct path; the service's client decodes it from JSON).
+        let (outcome, generated) =
+            if let client = try service.client(app: credential.app, caFile: network.caFile) {
+                try await ServiceOptions.run(client) { client in
+                    try await addThroughService(client, target: target, password: password)
+                }
             } else {
-                let fresh = try await facade.passwordGenerator(for: target).nextSecret()
-                generated = fresh
-                secret = fresh
+                try await GatedSession.run(app: credential.app, vault: vault, network: network) {
+                    facade -> (CredentialChangeOutcome, SecureBytes?) in
+                    var generated: SecureBytes?
+                    let secret: SecureBytes
+                    if let password {
+                        secret = password
+                    } else {
+                        let fresh = try await facade.passwordGenerator(for: target).nextSecret()
+                        generated = fresh
+                        secret = fresh
+                    }
+                    let outcome = try await facade.add(domain: target, account: credential.account, password: secret) {
+                        change in
+                        try Consent.confirm(change, assumeYes: yes)
+                    }
+                    return (outcome, generated)
+                }
             }
-            let outcome = try await facade.add(domain: target, account: credential.account, password: secret) {
-                change in
-                try Consent.confirm(change, assumeYes: yes)
-            }
-            return (outcome, generated)
-        }
         if let generated, outcome != .unchanged {
             var output = StandardOutputBuffer()
             generated.withUnsafeBytes { output.bytes.append(contentsOf: $0) }
@@ -71,5 +81,27 @@ struct AddCommand: AsyncParsableCommand {
         }
         Terminal.writeToStandardError(
             "swcred: \(outcome.rawValue): \"\(Terminal.displayable(credential.account))\" on \(target)\n")
+    }
+
+    /// The same steps through the service. The service cannot ask this terminal, so the change
+    /// is confirmed here first (as the direct path does for a real change; with --yes, or on a
+    /// terminal); the token's consent mode may make the vault owner confirm it too.
+    private func addThroughService(
+        _ client: SharedWebCredentialsClient, target: DomainTarget, password: SecureBytes?
+    ) async throws -> (CredentialChangeOutcome, SecureBytes?) {
+        var generated: SecureBytes?
+        let secret: SecureBytes
+        if let password {
+            secret = password
+        } else {
+            let fresh = SecureBytes(utf8: try await client.generatePassword(for: target).password)
+            generated = fresh
+            secret = fresh
+        }
+        let change = CredentialChange(kind: .add, domain: target, account: credential.account)
+        guard try Consent.confirm(change, assumeYes: yes) else {
+            throw SharedWebCredentialsError(.declined, "declined: nothing was changed")
+        }
+        return (try await client.add(domain: target, account: credential.account, password: secret), generated)
     }
 }

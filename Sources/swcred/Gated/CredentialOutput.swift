@@ -6,7 +6,7 @@ enum CredentialOutput {
     /// One line per credential: `SERVER[:PORT] TAB ACCOUNT TAB PASSWORD`, each field escaped by
     /// ``DisplayText/appendTabSeparatedField(_:to:)`` (an account holding a newline and tabs could
     /// otherwise forge a line). The password goes from locked memory straight into the buffer.
-    static func appendLines(_ credentials: [Credential], to output: inout StandardOutputBuffer) {
+    static func appendLines(_ credentials: [some ReleasableCredential], to output: inout StandardOutputBuffer) {
         for credential in credentials {
             DisplayText.appendTabSeparatedField(credential.location.utf8, to: &output.bytes)
             output.bytes.append(UInt8(ascii: "\t"))
@@ -18,13 +18,7 @@ enum CredentialOutput {
     }
 
     /// `[{"server": ..., "account": ..., "password": ..., "port": 8443}]`, port only when not 443.
-    static func json(_ credentials: [Credential]) throws -> String {
-        struct Released: Encodable {
-            let server: String
-            let account: String
-            let password: String
-            let port: Int?
-        }
+    static func json(_ credentials: [some ReleasableCredential]) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let released = credentials.map {
@@ -32,4 +26,12 @@ enum CredentialOutput {
         }
         return String(decoding: try encoder.encode(released), as: UTF8.self) + "\n"
     }
+}
+
+/// One released credential in `request --json`.
+private struct Released: Encodable {
+    let server: String
+    let account: String
+    let password: String
+    let port: Int?
 }

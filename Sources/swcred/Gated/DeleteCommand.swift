@@ -22,12 +22,24 @@ struct DeleteCommand: AsyncParsableCommand {
 
     @OptionGroup var vault: VaultOptions
     @OptionGroup var network: NetworkOptionGroup
+    @OptionGroup var service: ServiceOptions
 
     func run() async throws {
         let target = try credential.target()
-        let outcome = try await GatedSession.run(app: credential.app, vault: vault, network: network) { facade in
-            try await facade.delete(domain: target, account: credential.account) { change in
-                try Consent.confirm(change, assumeYes: yes)
+        let outcome: CredentialChangeOutcome
+        if let client = try service.client(app: credential.app, caFile: network.caFile) {
+            let change = CredentialChange(kind: .delete, domain: target, account: credential.account)
+            guard try Consent.confirm(change, assumeYes: yes) else {
+                throw SharedWebCredentialsError(.declined, "declined: nothing was changed")
+            }
+            outcome = try await ServiceOptions.run(client) { client in
+                try await client.delete(domain: target, account: credential.account)
+            }
+        } else {
+            outcome = try await GatedSession.run(app: credential.app, vault: vault, network: network) { facade in
+                try await facade.delete(domain: target, account: credential.account) { change in
+                    try Consent.confirm(change, assumeYes: yes)
+                }
             }
         }
         Terminal.writeToStandardError(

@@ -50,6 +50,7 @@ struct RequestCommand: AsyncParsableCommand {
 
     @OptionGroup var vault: VaultOptions
     @OptionGroup var network: NetworkOptionGroup
+    @OptionGroup var service: ServiceOptions
 
     func validate() throws {
         if includeShared && domain == nil {
@@ -59,9 +60,21 @@ struct RequestCommand: AsyncParsableCommand {
 
     func run() async throws {
         let target = try domain.map(GatedSession.domain)
+        if let client = try service.client(app: app, caFile: network.caFile) {
+            let matches = try await ServiceOptions.run(client) { client in
+                try await client.request(domain: target, account: account, includeShared: includeShared)
+            }
+            try release(matches)
+            return
+        }
         let matches = try await GatedSession.run(app: app, vault: vault, network: network) { facade in
             try await facade.request(domain: target, account: account, includeShared: includeShared)
         }
+        try release(matches)
+    }
+
+    /// Lets the person pick on a terminal (unless --all), then prints what is released.
+    private func release(_ matches: [some ReleasableCredential]) throws {
         var released = matches
         if !all && Consent.canAsk {
             guard let chosen = Consent.pick(from: matches) else {

@@ -1,0 +1,134 @@
+import Foundation
+import SharedWebCredentials
+
+// The JSON bodies of the API (API/openapi.yaml). Field names follow the CLI's JSON shapes.
+
+/// `POST /v1/credentials/request`.
+struct CredentialRequestBody: Decodable {
+    let app: String?
+    let domain: String?
+    let account: String?
+    let includeShared: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case app, domain, account
+        case includeShared = "include_shared"
+    }
+}
+
+/// `PUT /v1/credentials`.
+struct CredentialSaveBody: Decodable {
+    let app: String?
+    let domain: String
+    let account: String
+    let password: String
+}
+
+/// `DELETE /v1/credentials`.
+struct CredentialDeleteBody: Decodable {
+    let app: String?
+    let domain: String
+    let account: String
+}
+
+/// `POST /v1/passwords/generate`.
+struct GenerateBody: Decodable {
+    let app: String?
+    let domain: String?
+    let rules: String?
+    let style: String?
+    let count: Int?
+}
+
+/// `POST /v1/unlock`: the passphrase, or the path of the key file of a key-file vault.
+struct UnlockBody: Decodable {
+    let passphrase: String?
+    let keyFile: String?
+
+    enum CodingKeys: String, CodingKey {
+        case passphrase
+        case keyFile = "key_file"
+    }
+}
+
+/// A released credential, as `swcred request --json` prints it.
+struct ReleasedCredential: Encodable {
+    let server: String
+    let account: String
+    let password: String
+    let port: Int?
+
+    init(_ credential: Credential) {
+        server = credential.server
+        account = credential.account
+        password = credential.password.exposedString()
+        port = credential.port
+    }
+}
+
+/// A generated password, as `swcred generate --json` prints it.
+struct GeneratedPasswordBody: Encodable {
+    let password: String
+    let style: String
+    let entropyBits: Double
+
+    init(_ generated: GeneratedPassword) {
+        password = generated.password
+        style = generated.style.rawValue
+        entropyBits = generated.entropyBits
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case password, style
+        case entropyBits = "entropy_bits"
+    }
+}
+
+/// The outcome of a change.
+struct OutcomeBody: Encodable {
+    let outcome: String
+}
+
+/// A stored verdict, as `swcred show --json` prints it.
+struct AssociationBody: Encodable {
+    let service: String
+    let app: String
+    let domain: String
+    let verdict: String
+    let checkedAt: String?
+    let nextCheck: String
+    let error: String?
+
+    init(_ record: AssociationRecord) {
+        service = record.service.rawValue
+        app = record.app.description
+        domain = record.domain
+        verdict = record.verdict.rawValue
+        checkedAt = record.checkedAt?.formatted(.iso8601)
+        nextCheck = record.nextCheck.formatted(.iso8601)
+        error = record.lastError
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case service, app, domain, verdict, error
+        case checkedAt = "checked_at"
+        case nextCheck = "next_check"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(service, forKey: .service)
+        try container.encode(app, forKey: .app)
+        try container.encode(domain, forKey: .domain)
+        try container.encode(verdict, forKey: .verdict)
+        try container.encode(checkedAt, forKey: .checkedAt)
+        try container.encode(nextCheck, forKey: .nextCheck)
+        try container.encode(error, forKey: .error)
+    }
+}
+
+/// `GET /v1/health`.
+struct HealthBody: Encodable {
+    let version: String
+    let locked: Bool
+}

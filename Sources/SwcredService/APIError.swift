@@ -1,0 +1,113 @@
+import Foundation
+import HTTPTypes
+import SharedWebCredentials
+
+/// An error answer of the service: one JSON shape, `{"error": {"code": ..., "message": ...}}`,
+/// with a status that fits and a code that names the condition (the same as the CLI's exit code
+/// names, DESIGN.md "Exit codes"). Messages say what to do and never carry a secret, an account
+/// name or a token.
+struct APIError: Error, Sendable {
+    let status: HTTPResponse.Status
+    let code: String
+    let message: String
+
+    /// The condition of a library error, with the status DESIGN.md gives it.
+    init(_ error: SharedWebCredentialsError) {
+        message = error.message
+        code = error.code.rawValue
+        status = Self.status(for: error.code)
+    }
+
+    init(status: HTTPResponse.Status, code: String, message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    /// The HTTP status for each library error code.
+    static func status(for code: SharedWebCredentialsError.Code) -> HTTPResponse.Status {
+        switch code {
+        case .invalidInput: .badRequest
+        case .missingEntitlement, .notApproved, .declined: .forbidden
+        case .itemNotFound: .notFound
+        case .neverSave: .conflict
+        case .vaultLocked: .init(code: 423, reasonPhrase: "Locked")
+        case .networkFailure: .badGateway
+        case .vaultBusy: .serviceUnavailable
+        case .internalError, .vaultNotFound, .vaultExists, .integrityFailure, .storageFailure: .internalServerError
+        }
+    }
+
+    // MARK: The service's own conditions
+
+    static func invalidToken(_ message: String) -> APIError {
+        APIError(status: .unauthorized, code: "invalid-token", message: message)
+    }
+
+    static func permissionDenied(_ permission: AppPermission) -> APIError {
+        APIError(
+            status: .forbidden, code: "permission-denied",
+            message:
+                "this app token is not allowed to \(permission.rawValue): ask the vault owner for a token with --allow \(permission.rawValue)"
+        )
+    }
+
+    static let bodyTooLarge = APIError(
+        status: .contentTooLarge, code: "body-too-large",
+        message: "the request body is larger than \(ServiceLimits.maximumBodySize) bytes")
+
+    static func invalidJSON(_ detail: String) -> APIError {
+        APIError(
+            status: .badRequest, code: "invalid-json",
+            message: "the request body is not valid JSON for this route: \(detail)")
+    }
+
+    static let unsupportedMediaType = APIError(
+        status: .unsupportedMediaType, code: "unsupported-media-type",
+        message: "send the request body as JSON with Content-Type: application/json")
+
+    static let requestTimeout = APIError(
+        status: .requestTimeout, code: "request-timeout",
+        message: "the request body did not arrive in time; send the whole request at once")
+
+    static let locked = APIError(
+        status: .init(code: 423, reasonPhrase: "Locked"), code: SharedWebCredentialsError.Code.vaultLocked.rawValue,
+        message: "the service's vault is locked: the owner unlocks it with `swcred unlock`")
+
+    static func peerRefused(uid: UInt32) -> APIError {
+        APIError(
+            status: .forbidden, code: "peer-refused",
+            message:
+                "connections from uid \(uid) are refused: the service serves its own user unless started with --allow-uid \(uid)"
+        )
+    }
+
+    /// The JSON body of this error.
+    var body: Data {
+        struct Body: Encodable {
+            struct Detail: Encodable {
+                let code: String
+                let message: String
+            }
+            let error: Detail
+        }
+        return (try? ServiceJSON.encoder.encode(Body(error: .init(code: code, message: message)))) ?? Data()
+    }
+}
+
+/// The service's fixed limits.
+enum ServiceLimits {
+    /// The largest request body accepted (413 beyond).
+    static let maximumBodySize = 64 * 1024
+    /// The most passwords one generate call returns.
+    static let maximumGenerateCount = 1000
+}
+
+/// The JSON coders the service uses: sorted keys, unescaped slashes, as the CLI prints.
+enum ServiceJSON {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}

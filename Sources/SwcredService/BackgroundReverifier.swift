@@ -1,0 +1,55 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import SharedWebCredentials
+
+/// Re-checks, in the background, the stored verdicts whose `next_check` has passed, like Apple's
+/// `swcd`, so that apps rarely wait on the network. Each round comes after `interval` plus up to
+/// a quarter of it of random jitter; the verifier bounds how many sites are fetched at once. The
+/// policy is the gate's own (``RecheckPolicy``): a failed re-check keeps an approval until it
+/// goes stale, a refusal revokes it at once. Nothing runs while the vault is locked.
+struct BackgroundReverifier: Service {
+    let holder: VaultHolder
+    let verifier: Verifier
+    let policy: RecheckPolicy
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let jitter = Double.random(in: 0...0.25)
+            try? await Task.sleep(for: interval + interval * jitter)
+            guard !Task.isShuttingDownGracefully, let vault = holder.peekVault() else { continue }
+            do {
+                let refreshed = try await refreshDue(in: vault)
+                if refreshed > 0 { logger.info("re-verified due associations", metadata: ["count": "\(refreshed)"]) }
+            } catch {
+                logger.warning("background re-verification failed", metadata: ["type": "\(type(of: error))"])
+            }
+        }
+    }
+
+    /// Re-checks every due (app, entry) pair of `vault`; returns how many.
+    func refreshDue(in vault: Vault) async throws -> Int {
+        let now = Date()
+        var due: [(ApplicationIdentifier, AssociatedDomainEntry)] = []
+        for app in try vault.apps.all() {
+            let records = try vault.associations.all(app: app.identifier)
+            for entry in app.entitlements.webcredentialsEntries {
+                let key = AssociationStore.domainKey(for: entry)
+                guard let record = records.first(where: { $0.service == entry.service && $0.domain == key }),
+                    policy.isDue(record, at: now)
+                else { continue }
+                due.append((app.identifier, entry))
+            }
+        }
+        guard !due.isEmpty else { return 0 }
+        let checks = await verifier.verify(due)
+        let checkedAt = Date()
+        let records = try checks.map { check in
+            policy.apply(check, to: try vault.associations.record(app: check.app, entry: check.entry), at: checkedAt)
+        }
+        try vault.associations.save(records)
+        return records.count
+    }
+}

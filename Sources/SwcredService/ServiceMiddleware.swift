@@ -1,0 +1,88 @@
+import Foundation
+import Glibc
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// Wraps every route: refuses peers of another uid, turns every failure into the one JSON error
+/// shape, and logs one line per request (method, path, status, time, peer pid and uid, never a
+/// body, a header value, a token or an account).
+struct ServiceMiddleware: RouterMiddleware {
+    typealias Context = ServiceRequestContext
+
+    let allowedUIDs: Set<UInt32>
+    let ownUID: UInt32 = getuid()
+    let logger: Logger
+
+    /// Routes only the owner may call, which are served on the Unix socket only.
+    static let ownerRoutes: Set<String> = ["/v1/lock", "/v1/unlock", "/v1/consent/next", "/v1/consent/answer"]
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let start = ContinuousClock.now
+        let peer = await PeerCredentials.of(context.channel)
+        let response: Response
+        do {
+            if let peer, peer.uid != ownUID, !allowedUIDs.contains(peer.uid) {
+                throw APIError.peerRefused(uid: peer.uid)
+            }
+            if peer == nil, Self.ownerRoutes.contains(request.uri.path) {
+                throw APIError(
+                    status: .forbidden, code: "owner-only",
+                    message:
+                        "\(request.uri.path) is served on the Unix socket only: run `swcred` on the service's machine")
+            }
+            response = try await next(request, context)
+        } catch let error as APIError {
+            response = Self.response(for: error)
+        } catch let error as any HTTPResponseError {
+            response = Self.response(for: Self.apiError(for: error.status, request: request))
+        } catch {
+            logger.error("internal error", metadata: ["type": "\(type(of: error))"])
+            response = Self.response(
+                for: APIError(
+                    status: .internalServerError, code: "internal",
+                    message: "the service failed on this request; see its log"))
+        }
+        let elapsed = ContinuousClock.now - start
+        var metadata: Logger.Metadata = [
+            "method": "\(request.method.rawValue)", "path": "\(request.uri.path)",
+            "status": "\(response.status.code)",
+            "micros": "\(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)",
+        ]
+        if let peer {
+            metadata["peer_pid"] = "\(peer.pid)"
+            metadata["peer_uid"] = "\(peer.uid)"
+        } else {
+            metadata["peer"] = "tcp"
+        }
+        logger.info("request", metadata: metadata)
+        return response
+    }
+
+    /// The JSON error response for `error`.
+    static func response(for error: APIError) -> Response {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if error.status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        return Response(status: error.status, headers: headers, body: .init(byteBuffer: .init(bytes: error.body)))
+    }
+
+    private static func apiError(for status: HTTPResponse.Status, request: Request) -> APIError {
+        switch status {
+        case .notFound:
+            return APIError(
+                status: .notFound, code: "no-route",
+                message: "no route \(request.method.rawValue) \(request.uri.path): see API/openapi.yaml")
+        case .methodNotAllowed:
+            return APIError(
+                status: .methodNotAllowed, code: "method-not-allowed",
+                message: "\(request.uri.path) does not take \(request.method.rawValue): see API/openapi.yaml")
+        case .contentTooLarge:
+            return .bodyTooLarge
+        default:
+            return APIError(
+                status: status, code: "http-error", message: "the request was refused (\(status.code))")
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Glibc
+
+/// Makes the socket's place safe before the server binds it: a 0700 directory that the service's
+/// user owns, no live service already answering there, and an exclusive lock held for the
+/// service's life, so that a second `swcred serve` never steals a live socket (Hummingbird
+/// removes any existing socket file before it binds).
+enum SocketPreparation {
+    /// Prepares `path` and returns the descriptor of its lock file, to keep open while serving.
+    static func prepare(socketPath path: String) throws -> Int32 {
+        let directory = (path as NSString).deletingLastPathComponent
+        try makePrivateDirectory(directory)
+        let lockPath = path + ".lock"
+        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard lock >= 0 else {
+            throw ServiceStartError("cannot open the lock file \(lockPath): \(String(cString: strerror(errno)))")
+        }
+        guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+            close(lock)
+            throw ServiceStartError(
+                "another swcred serve is running on \(path): stop it first (swcred lock does not stop it), or pass another --socket"
+            )
+        }
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFSOCK else {
+                close(lock)
+                throw ServiceStartError("\(path) exists and is not a socket: remove it or pass another --socket")
+            }
+            if answers(path) {
+                close(lock)
+                throw ServiceStartError(
+                    "a live service already answers on \(path): stop it first, or pass another --socket")
+            }
+            // A stale socket left by a crash: Hummingbird replaces it when it binds.
+        }
+        return lock
+    }
+
+    /// Creates `directory` 0700 if missing; refuses one that another user owns or others can enter.
+    static func makePrivateDirectory(_ directory: String) throws {
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+            let parent = (directory as NSString).deletingLastPathComponent
+            if errno == ENOENT, !parent.isEmpty, parent != directory {
+                try makePrivateDirectory(parent)
+                if mkdir(directory, 0o700) == 0 || errno == EEXIST { return try check(directory) }
+            }
+            throw ServiceStartError(
+                "cannot create the socket directory \(directory): \(String(cString: strerror(errno)))")
+        }
+        try check(directory)
+    }
+
+    private static func check(_ directory: String) throws {
+        var info = stat()
+        guard lstat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw ServiceStartError("\(directory) is not a directory: pass another --socket")
+        }
+        guard info.st_uid == getuid() else {
+            throw ServiceStartError(
+                "the socket directory \(directory) belongs to uid \(info.st_uid), not to you: pass another --socket")
+        }
+        if info.st_mode & 0o077 != 0 {
+            guard chmod(directory, 0o700) == 0 else {
+                throw ServiceStartError("cannot make \(directory) private (0700): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// Whether something accepts connections on the Unix socket at `path`.
+    static func answers(_ path: String) -> Bool {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
+        }
+        let status = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return status == 0
+    }
+}
+
+/// Why the service could not start; the message says what to do.
+public struct ServiceStartError: Error, CustomStringConvertible {
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

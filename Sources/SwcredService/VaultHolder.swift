@@ -1,0 +1,65 @@
+import Foundation
+import SharedWebCredentials
+import Synchronization
+
+/// The service's one unlocked vault, or none while locked.
+///
+/// Locking drops the vault: its keys live in locked memory that is zeroed when the last request
+/// using them finishes. The holder also remembers when it was last used, for `--lock-after`.
+final class VaultHolder: Sendable {
+    private struct State {
+        var vault: Vault?
+        var lastUse: ContinuousClock.Instant
+    }
+
+    /// The vault file's path.
+    let path: String
+    private let state: Mutex<State>
+
+    init(unlocked vault: Vault) {
+        path = vault.path
+        state = Mutex(State(vault: vault, lastUse: .now))
+    }
+
+    /// Whether the vault is locked now.
+    var isLocked: Bool { state.withLock { $0.vault == nil } }
+
+    /// The unlocked vault, marking it used; throws the "locked" error while locked.
+    func vault() throws(APIError) -> Vault {
+        let vault = state.withLock { state -> Vault? in
+            state.lastUse = .now
+            return state.vault
+        }
+        guard let vault else { throw .locked }
+        return vault
+    }
+
+    /// The unlocked vault without marking it used (background work), or nil while locked.
+    func peekVault() -> Vault? {
+        state.withLock { $0.vault }
+    }
+
+    /// Locks: the keys are wiped once no request holds them.
+    func lock() {
+        state.withLock { $0.vault = nil }
+    }
+
+    /// Locks if the vault has not been used for `interval`; returns whether it locked now.
+    func lockIfIdle(for interval: Duration) -> Bool {
+        state.withLock { state in
+            guard state.vault != nil, ContinuousClock.now - state.lastUse >= interval else { return false }
+            state.vault = nil
+            return true
+        }
+    }
+
+    /// Unlocks with `secret` (Argon2id runs here); a wrong one throws `vaultLocked` and leaves
+    /// the state as it was.
+    func unlock(with secret: VaultSecret) throws {
+        let vault = try Vault.open(at: path, secret: secret)
+        state.withLock { state in
+            state.vault = vault
+            state.lastUse = .now
+        }
+    }
+}

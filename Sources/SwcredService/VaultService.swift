@@ -1,0 +1,118 @@
+import Foundation
+import Glibc
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+import SharedWebCredentials
+
+/// `swcred serve`: one process that holds the unlocked vault and serves the gated operations to
+/// apps over HTTP on a Unix socket (and optionally TLS on TCP), until SIGTERM or SIGINT.
+public enum VaultService {
+    /// Serves `vault` until a shutdown signal; then finishes the requests in flight (bounded by
+    /// `shutdownGrace`), drops the vault (its keys are wiped) and returns.
+    ///
+    /// - Parameter onListening: called once the socket accepts connections (scripts and tests
+    ///   wait for the socket; the CLI prints a line).
+    public static func run(
+        vault: Vault, configuration: ServiceConfiguration, logger: Logger,
+        onListening: @escaping @Sendable () -> Void = {}
+    ) async throws {
+        let lock = try SocketPreparation.prepare(socketPath: configuration.socketPath)
+        defer { close(lock) }
+        let previousMask = umask(0o177)
+        defer { umask(previousMask) }
+        let holder = VaultHolder(unlocked: vault)
+        defer { holder.lock() }
+        if configuration.network.offline {
+            try await serve(holder: holder, verifier: nil, configuration: configuration, logger: logger, onListening)
+        } else {
+            try await Verifier.withVerifier(options: configuration.network) { verifier in
+                try await serve(
+                    holder: holder, verifier: verifier, configuration: configuration, logger: logger, onListening)
+            }
+        }
+        unlink(configuration.socketPath)
+        logger.notice("stopped; vault closed and keys wiped")
+    }
+
+    private static func serve(
+        holder: VaultHolder, verifier: Verifier?, configuration: ServiceConfiguration, logger: Logger,
+        _ onListening: @escaping @Sendable () -> Void
+    ) async throws {
+        let api = VaultAPI(
+            holder: holder, verifier: verifier, policy: configuration.recheckPolicy,
+            throttle: FailedAuthenticationThrottle(),
+            bodyTimeout: configuration.bodyTimeout, consent: ConsentBroker(timeout: configuration.consentTimeout),
+            logger: logger)
+        let router = Router(context: ServiceRequestContext.self)
+        router.add(middleware: ServiceMiddleware(allowedUIDs: configuration.allowedUIDs, logger: logger))
+        api.register(on: router)
+        let http = HTTP1Channel.Configuration(idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds))
+        let socketPath = configuration.socketPath
+        var services: [any Service] = [
+            Application(
+                router: router, server: .http1(configuration: http),
+                configuration: .init(address: .unixDomainSocket(path: socketPath), serverName: nil, backlog: 4096),
+                onServerRunning: { _ in
+                    chmod(socketPath, 0o600)
+                    logger.notice("listening", metadata: ["socket": "\(socketPath)"])
+                    onListening()
+                },
+                logger: logger)
+        ]
+        if let tcp = configuration.tcpListener {
+            let tls = try TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(tcp.certificatePath).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: tcp.keyPath, format: .pem)))
+            services.append(
+                Application(
+                    router: router, server: try .tls(.http1(configuration: http), tlsConfiguration: tls),
+                    configuration: .init(address: .hostname(tcp.host, port: tcp.port), serverName: nil, backlog: 4096),
+                    onServerRunning: { channel in
+                        logger.notice(
+                            "listening with TLS",
+                            metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
+                    },
+                    logger: logger))
+        }
+        if let verifier {
+            services.append(
+                BackgroundReverifier(
+                    holder: holder, verifier: verifier, policy: configuration.recheckPolicy,
+                    interval: configuration.reverifyInterval, logger: logger))
+        }
+        if let lockAfter = configuration.lockAfter {
+            services.append(IdleLocker(holder: holder, interval: lockAfter, logger: logger))
+        }
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGrace
+        try await ServiceGroup(configuration: groupConfiguration).run()
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds.
+    var nanoseconds: Int64 {
+        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+    }
+}
+
+/// Locks the vault after `interval` without a request (`--lock-after`).
+struct IdleLocker: Service {
+    let holder: VaultHolder
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        let tick = min(interval / 4, .seconds(1))
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await Task.sleep(for: tick)
+            if holder.lockIfIdle(for: interval) { logger.notice("vault locked after idle time") }
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SharedWebCredentials
+import SwcredService
+
+/// `swcred-serve` (run as `swcred serve`): the vault service.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "swcred serve",
+        abstract: "Hold the unlocked vault and serve apps over HTTP on a Unix socket.",
+        discussion: """
+            Unlocks the vault once (SWCRED_PASSPHRASE, --passphrase-file, the prompt of \
+            `swcred serve`, or --key-file), then serves the API of API/openapi.yaml until SIGTERM \
+            or SIGINT. Apps authenticate with tokens from `swcred app token create`; every request \
+            passes the same gate as `swcred request/add/delete/generate`.
+
+            The socket is --socket, else $XDG_RUNTIME_DIR/swcred/swcred.sock, else \
+            /tmp/swcred-UID/swcred.sock; its directory is made 0700 and the socket 0600. Only \
+            peers of the service's own uid are served, unless --allow-uid adds others.
+
+            Exit codes: 0 after a clean shutdown; 7 wrong or missing passphrase or key; 8 no \
+            vault; 11 another service already runs on the socket; 2 bad options.
+            """)
+
+    @Option(name: .customLong("vault"), help: ArgumentHelp("The vault file.", valueName: "path"))
+    var vaultPath: String?
+
+    @Option(help: ArgumentHelp("Read the passphrase from this file.", valueName: "path"))
+    var passphraseFile: String?
+
+    @Option(help: ArgumentHelp("Unlock with this 32-byte key file.", valueName: "path"))
+    var keyFile: String?
+
+    @Option(help: ArgumentHelp("The Unix socket to listen on.", valueName: "path"))
+    var socket: String?
+
+    @Option(
+        name: .customLong("allow-uid"),
+        help: ArgumentHelp("Also serve peers of this uid. Repeatable.", valueName: "uid"))
+    var allowedUIDs: [UInt32] = []
+
+    @Option(
+        help: ArgumentHelp("Lock the vault after this long without a request (30s, 15m, 2h).", valueName: "duration"))
+    var lockAfter: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "How long a --consent ask token's request waits for `swcred consent` (default 60s).", valueName: "duration")
+    )
+    var consentTimeout: String = "60s"
+
+    @Option(
+        help: ArgumentHelp(
+            "How often to look for due verdicts to re-check in the background (default 5m).", valueName: "duration"))
+    var reverifyEvery: String = "5m"
+
+    @Option(
+        help: ArgumentHelp(
+            "How long an approval is trusted before its site is asked again (default 5d).", valueName: "duration"))
+    var recheckAfter: String = "5d"
+
+    @Option(
+        help: ArgumentHelp(
+            "Also listen on HOST:PORT with TLS (needs --tls-cert and --tls-key).", valueName: "host:port"))
+    var listen: String?
+
+    @Option(help: ArgumentHelp("The TLS certificate chain (PEM) for --listen.", valueName: "path"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The TLS private key (PEM) for --listen.", valueName: "path"))
+    var tlsKey: String?
+
+    @Flag(help: "Forbid network access: use cached verdicts only.")
+    var offline = false
+
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("Extra trust roots (PEM).", valueName: "PEM"))
+    var caFile: String?
+
+    @Option(
+        name: .customLong("connect-to"),
+        help: ArgumentHelp(
+            "As curl's --connect-to, for verifying sites. Repeatable.", valueName: "HOST:PORT:ADDR:PORT2"))
+    var connectTo: [String] = []
+
+    @Option(help: ArgumentHelp("Seconds allowed for one AASA fetch.", valueName: "SECONDS"))
+    var timeout: Int = 30
+
+    @Option(help: ArgumentHelp("Seconds a client may take to send a request body.", valueName: "SECONDS"))
+    var bodyTimeout: Int = 10
+
+    @Option(help: ArgumentHelp("Seconds before an idle connection is closed.", valueName: "SECONDS"))
+    var idleTimeout: Int = 60
+
+    @Option(help: ArgumentHelp("Log level: debug, info, notice, warning, error.", valueName: "level"))
+    var logLevel: String = "info"
+
+    func validate() throws {
+        if passphraseFile != nil && keyFile != nil {
+            throw ValidationError("Give either --passphrase-file or --key-file, not both.")
+        }
+        if listen != nil && (tlsCert == nil || tlsKey == nil) {
+            throw ValidationError("--listen needs --tls-cert and --tls-key: there is no plaintext TCP.")
+        }
+        if listen == nil && (tlsCert != nil || tlsKey != nil) {
+            throw ValidationError("--tls-cert and --tls-key go with --listen HOST:PORT.")
+        }
+        guard (1...600).contains(timeout), (1...600).contains(bodyTimeout), (1...86400).contains(idleTimeout) else {
+            throw ValidationError("--timeout and --body-timeout must be 1 to 600 seconds, --idle-timeout 1 to 86400.")
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of debug, info, notice, warning, error.")
+        }
+    }
+
+    func run() async throws {
+        let path = try VaultLocation.resolve(explicitPath: vaultPath)
+        _ = try Vault.inspect(at: path)
+        var configuration = ServiceConfiguration(
+            socketPath: socket ?? ServiceSocket.defaultPath(),
+            allowedUIDs: Set(allowedUIDs),
+            network: NetworkOptions(
+                offline: offline, caFile: caFile, connectTo: try connectTo.map(ConnectToRule.init),
+                connectTimeout: .seconds(min(timeout, 10)), totalTimeout: .seconds(timeout)),
+            lockAfter: try lockAfter.map { .seconds(try DurationText.seconds($0, option: "--lock-after")) },
+            bodyTimeout: .seconds(bodyTimeout), idleTimeout: .seconds(idleTimeout),
+            consentTimeout: .seconds(try DurationText.seconds(consentTimeout, option: "--consent-timeout")),
+            tcpListener: try listen.map(tcpListener))
+        configuration.reverifyInterval = .seconds(try DurationText.seconds(reverifyEvery, option: "--reverify-every"))
+        configuration.recheckPolicy.successInterval = try DurationText.seconds(recheckAfter, option: "--recheck-after")
+        let vault = try Vault.open(at: path, secret: try secret())
+        var logger = Logger(label: "swcred.serve")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        try await VaultService.run(vault: vault, configuration: configuration, logger: logger)
+    }
+
+    private func secret() throws -> VaultSecret {
+        if let keyFile { return .key(try KeyFile.read(at: keyFile)) }
+        if let passphraseFile { return .passphrase(try PassphraseFile.read(at: passphraseFile)) }
+        if let value = getenv("SWCRED_PASSPHRASE") {
+            return .passphrase(SecureBytes(copying: UnsafeRawBufferPointer(start: value, count: strlen(value))))
+        }
+        throw SharedWebCredentialsError(
+            .vaultLocked,
+            "No passphrase: set SWCRED_PASSPHRASE, pass --passphrase-file PATH, run `swcred serve` on a terminal to be prompted, or pass --key-file PATH."
+        )
+    }
+
+    private func tcpListener(_ text: String) throws -> ServiceConfiguration.TCPListener {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (1...65535).contains(port), colon != text.startIndex
+        else {
+            throw SharedWebCredentialsError(
+                .invalidInput, "--listen \"\(text)\" is not HOST:PORT, such as 127.0.0.1:8443")
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return .init(host: host, port: port, certificatePath: tlsCert!, keyPath: tlsKey!)
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import SharedWebCredentials
+import SwcredService
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The exit code for a start-up failure (DESIGN.md's table; the service's own conditions as noted).
+func exitCode(for error: any Error) -> Int32 {
+    if let error = error as? SharedWebCredentialsError { return error.code.exitStatus }
+    // Another service holds the socket: busy.
+    if error is ServiceStartError { return 11 }
+    return 1
+}
+
+/// Runs the service and returns the exit status (DESIGN.md's table).
+func runService() async -> Int32 {
+    do {
+        var command = try ServeCommand.parse()
+        try await command.run()
+        return 0
+    } catch let error as SharedWebCredentialsError {
+        FileHandle.standardError.write(Data("swcred serve: \(error.message)\n".utf8))
+        return exitCode(for: error)
+    } catch let error as ServiceStartError {
+        FileHandle.standardError.write(Data("swcred serve: \(error.description)\n".utf8))
+        return exitCode(for: error)
+    } catch {
+        let status = ServeCommand.exitCode(for: error)
+        if status == .success {
+            print(ServeCommand.fullMessage(for: error))
+            return 0
+        }
+        FileHandle.standardError.write(Data((ServeCommand.fullMessage(for: error) + "\n").utf8))
+        return status == .validationFailure ? 2 : exitCode(for: error)
+    }
+}
+
+exit(await runService())

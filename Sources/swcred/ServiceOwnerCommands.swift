@@ -1,0 +1,112 @@
+import ArgumentParser
+import Foundation
+import SharedWebCredentials
+import SharedWebCredentialsClient
+
+/// The socket of the service the owner commands talk to.
+struct ServiceSocketOption: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The service's socket (default: $XDG_RUNTIME_DIR/swcred/swcred.sock, else /tmp/swcred-UID/swcred.sock).",
+            valueName: "path"))
+    var socket: String?
+
+    /// Runs `body` with a client of the service, closing it however `body` ends.
+    func withClient<T>(_ body: (ServiceOwnerClient) async throws -> T) async throws -> T {
+        let client = ServiceOwnerClient(socketPath: socket ?? ServiceSocket.defaultPath())
+        do {
+            let result = try await body(client)
+            try? await client.shutdown()
+            return result
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+}
+
+/// `swcred lock`: wipe the running service's vault key now.
+struct LockCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lock", abstract: "Lock the running service: its vault key is wiped until `swcred unlock`.")
+
+    @OptionGroup var service: ServiceSocketOption
+
+    func run() async throws {
+        try await service.withClient { try await $0.lock() }
+        Terminal.writeToStandardError("swcred: the service is locked\n")
+    }
+}
+
+/// `swcred unlock`: unlock the running service with the passphrase (or the key file).
+struct UnlockCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlock",
+        abstract: "Unlock the running service with the vault's passphrase (or --key-file).",
+        discussion: """
+            The passphrase comes from SWCRED_PASSPHRASE, --passphrase-file or a prompt, as for \
+            every command, and goes to the service over its Unix socket only.
+            """)
+
+    @OptionGroup var service: ServiceSocketOption
+
+    @Option(help: ArgumentHelp("Read the passphrase from this file.", valueName: "path"))
+    var passphraseFile: String?
+
+    @Option(help: ArgumentHelp("The vault's key file (the service reads it).", valueName: "path"))
+    var keyFile: String?
+
+    func run() async throws {
+        if let keyFile {
+            let absolute = URL(fileURLWithPath: keyFile).path
+            try await service.withClient { try await $0.unlock(keyFile: absolute) }
+        } else {
+            let passphrase = try PassphraseInput.read(
+                file: passphraseFile, environmentVariable: "SWCRED_PASSPHRASE", fileOption: "--passphrase-file",
+                prompt: "Vault passphrase: ", confirm: false)
+            try await service.withClient { try await $0.unlock(passphrase: passphrase) }
+        }
+        Terminal.writeToStandardError("swcred: the service is unlocked\n")
+    }
+}
+
+/// `swcred consent`: answer the requests of `--consent ask` tokens, one at a time.
+struct ConsentCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "consent",
+        abstract: "Approve or decline, one at a time, what apps with --consent ask tokens want to do.",
+        discussion: """
+            Shows each waiting request (app, operation, domain, account) and asks yes or no on the \
+            terminal; a request nobody answers within the service's --consent-timeout is declined. \
+            Runs until interrupted, or with --once until one request is answered.
+            """)
+
+    @OptionGroup var service: ServiceSocketOption
+
+    @Flag(help: "Answer one request, then exit.")
+    var once = false
+
+    func run() async throws {
+        guard Consent.canAsk else {
+            throw SharedWebCredentialsError(
+                .declined, "swcred consent asks on a terminal: run it where you can answer (standard input and error)")
+        }
+        try await service.withClient { client in
+            Terminal.writeToStandardError("swcred: waiting for requests (Ctrl-C to stop)\n")
+            while true {
+                guard let request = try await client.nextConsentRequest(wait: 30) else { continue }
+                let account = request.account.map { " for \"\(Terminal.displayable($0))\"" } ?? ""
+                let question =
+                    "\(Terminal.displayable(request.app)) wants to \(request.operation)\(account) on \(Terminal.displayable(request.domain)). Allow?"
+                let approve = Consent.ask(question)
+                do {
+                    try await client.answer(request, approve: approve)
+                    Terminal.writeToStandardError("swcred: \(approve ? "approved" : "declined")\n")
+                } catch let error as SharedWebCredentialsError where error.code == .itemNotFound {
+                    Terminal.writeToStandardError("swcred: too late: that request already timed out\n")
+                }
+                if once { return }
+            }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A running `swcred serve` on a temporary socket, started the way a user starts it.
+public final class ServiceProcess: @unchecked Sendable {
+    /// The process.
+    public let process: Process
+    /// Its socket.
+    public let socketPath: String
+    /// The file its standard error (the log) goes to.
+    public let logPath: String
+
+    private init(process: Process, socketPath: String, logPath: String) {
+        self.process = process
+        self.socketPath = socketPath
+        self.logPath = logPath
+    }
+
+    /// Starts `swcred serve --socket SOCKET ARGUMENTS` and waits until its socket answers
+    /// `GET /v1/health`, or throws with its log if it exits first.
+    public static func start(
+        socketPath: String, arguments: [String] = [], environment: [String: String], logPath: String
+    ) throws -> ServiceProcess {
+        let process = try launch(
+            socketPath: socketPath, arguments: arguments, environment: environment, logPath: logPath)
+        let service = ServiceProcess(process: process, socketPath: socketPath, logPath: logPath)
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if !process.isRunning {
+                throw UnixHTTP.Failure(
+                    description: "swcred serve exited \(process.terminationStatus) before listening: \(service.log)")
+            }
+            if let health = try? UnixHTTP.request(socketPath, "GET", "/v1/health"), health.status == 200 {
+                return service
+            }
+            usleep(20_000)
+        }
+        process.terminate()
+        throw UnixHTTP.Failure(description: "swcred serve did not answer within 60 s: \(service.log)")
+    }
+
+    /// Starts `swcred serve` without waiting (for a start that is expected to fail).
+    public static func launch(
+        socketPath: String, arguments: [String] = [], environment: [String: String], logPath: String
+    ) throws -> Process {
+        let process = Process()
+        process.executableURL = SwcredProcess.executableURL
+        process.arguments = ["serve", "--socket", socketPath] + arguments
+        var childEnvironment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+        childEnvironment["HOME"] = ProcessInfo.processInfo.environment["HOME"] ?? "/tmp"
+        childEnvironment.merge(environment) { _, new in new }
+        process.environment = childEnvironment
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        log.seekToEndOfFile()
+        process.standardError = log
+        process.standardOutput = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Everything the service logged so far.
+    public var log: String {
+        (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+    }
+
+    /// Sends `signal` and waits for the exit; returns the status (or the signal for a kill).
+    @discardableResult
+    public func stop(signal: Int32 = SIGTERM, timeout: TimeInterval = 60) -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Tokens made with `--consent ask`: changes and releases wait for the owner.
+@Suite("swcred serve: consent for --consent ask tokens", .serialized)
+struct ServiceConsentTests {
+    @Test("approved, declined and timed out; the owner sees app, operation, domain and account")
+    func approvedDeclinedTimedOut() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start(["--consent-timeout", "3s"])
+            let token = try fixture.token(["--consent", "ask"])
+            let socket = fixture.socketPath
+            func save(_ account: String) -> BackgroundWork<UnixHTTP.Response> {
+                BackgroundWork {
+                    try UnixHTTP.request(
+                        socket, "PUT", "/v1/credentials", token: token,
+                        json: ["domain": "shop.example", "account": account, "password": "Pw-\(account)-1"])
+                }
+            }
+            func answer(_ approve: Bool, expect account: String) throws {
+                let next = try fixture.call("GET", "/v1/consent/next?wait=10")
+                #expect(next.status == 200, "\(next.text)")
+                let pending = try #require(next.json as? [String: Any])
+                #expect(pending["app"] as? String == GatedFixture.app)
+                #expect(pending["operation"] as? String == "add")
+                #expect(pending["domain"] as? String == "shop.example")
+                #expect(pending["account"] as? String == account)
+                let id = try #require(pending["id"] as? String)
+                let answered = try fixture.call("POST", "/v1/consent/answer", json: ["id": id, "approve": approve])
+                #expect(answered.status == 200)
+            }
+
+            let approved = save("approved-account")
+            try answer(true, expect: "approved-account")
+            #expect(try await approved.value.status == 200)
+
+            let declined = save("declined-account")
+            try answer(false, expect: "declined-account")
+            let refusal = try await declined.value
+            #expect(refusal.status == 403)
+            #expect(refusal.errorCode == "declined")
+
+            let start = ContinuousClock.now
+            let timedOut = try await save("timed-out-account").value
+            #expect(timedOut.status == 403)
+            #expect(timedOut.errorCode == "declined")
+            #expect(ContinuousClock.now - start >= .seconds(3))
+            #expect(try fixture.call("GET", "/v1/consent/next").status == 204, "nothing left waiting")
+
+            let released = try fixture.gated.expect(
+                ["request", "--app", GatedFixture.app, "--domain", "shop.example", "--all"], status: 0, network: true)
+            #expect(released.stdout == "shop.example\tapproved-account\tPw-approved-account-1\n")
+            let stale = try fixture.call(
+                "POST", "/v1/consent/answer", json: ["id": "no-such-request", "approve": true])
+            #expect(stale.status == 404)
+            let log = try fixture.running.log
+            #expect(!log.contains("approved-account") && !log.contains("declined-account"))
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Bad requests and many connections: each answered correctly while the service serves others.
+@Suite("swcred serve: bad bodies, slow clients, many connections", .serialized)
+struct ServiceRobustnessTests {
+    static let app = GatedFixture.app
+
+    @Test(
+        "64 KiB + 1, bad JSON, a wrong content type, a missing field and a half-sent request, while others are served")
+    func badRequests() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start(["--body-timeout", "2"])
+            let token = try fixture.token()
+            let path = "/v1/credentials/request"
+
+            // A half-sent request: headers promise 100 bytes, 10 arrive, then nothing.
+            let stalled = try UnixHTTP.connect(fixture.socketPath)
+            defer { close(stalled) }
+            var head = UnixHTTP.requestBytes(method: "POST", path: path, token: token, body: Data(count: 100))
+            head.removeLast(90)
+            try UnixHTTP.write(stalled, head)
+
+            let exactly = Data("{\"domain\": \"shop.example\"}".utf8) + Data(repeating: 0x20, count: 64 * 1024 - 26)
+            #expect(exactly.count == 64 * 1024)
+            #expect(try fixture.call("POST", path, token: token, body: exactly).status == 404, "64 KiB is accepted")
+            let tooLarge = try fixture.call("POST", path, token: token, body: exactly + Data(" ".utf8))
+            #expect(tooLarge.status == 413)
+            #expect(tooLarge.errorCode == "body-too-large")
+            let badJSON = try fixture.call("POST", path, token: token, body: Data("{\"domain\": ".utf8))
+            #expect(badJSON.status == 400)
+            #expect(badJSON.errorCode == "invalid-json")
+            let wrongType = try fixture.call(
+                "POST", path, token: token, body: Data("domain=shop.example".utf8),
+                contentType: "application/x-www-form-urlencoded")
+            #expect(wrongType.status == 415)
+            #expect(wrongType.errorCode == "unsupported-media-type")
+            let missing = try fixture.call("PUT", "/v1/credentials", token: token, json: ["domain": "shop.example"])
+            #expect(missing.status == 400)
+            #expect(missing.text.contains("missing field \\\"account\\\""))
+            let wrongField = try fixture.call("POST", path, token: token, json: ["domain": 7])
+            #expect(wrongField.status == 400)
+            #expect(try fixture.call("GET", "/v1/health").status == 200, "still serving")
+
+            let cutOff = try UnixHTTP.readResponse(stalled)
+            #expect(cutOff.status == 408, "the slow client is answered after --body-timeout")
+            #expect(cutOff.errorCode == "request-timeout")
+            #expect(try fixture.call("GET", "/v1/health").status == 200)
+        }
+    }
+
+    @Test("repeated failed authentications on one connection are slowed down")
+    func failedAuthenticationsSlowDown() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            let connection = try UnixHTTP.connect(fixture.socketPath)
+            defer { close(connection) }
+            var times: [Duration] = []
+            for _ in 0..<5 {
+                let start = ContinuousClock.now
+                try UnixHTTP.write(
+                    connection,
+                    UnixHTTP.requestBytes(
+                        method: "POST", path: "/v1/credentials/request",
+                        token: "swcred_" + String(repeating: "B", count: 43),
+                        body: Data("{}".utf8)))
+                #expect(try UnixHTTP.readResponse(connection).status == 401)
+                times.append(ContinuousClock.now - start)
+            }
+            // Penalties of 0, 100, 200, 400 and 800 ms: at least 1.5 s in all.
+            #expect(times.reduce(.zero, +) >= .milliseconds(1500), "\(times)")
+            #expect(times[4] >= .milliseconds(800))
+            let fresh = try fixture.call("GET", "/v1/health")
+            #expect(fresh.status == 200, "another connection is not slowed")
+        }
+    }
+
+    @Test("1,000 concurrent connections are all served")
+    func thousandConnections() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            let token = try fixture.token()
+            var limit = rlimit()
+            getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+            if limit.rlim_cur < 4096 {
+                limit.rlim_cur = min(4096, limit.rlim_max)
+                setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+            }
+            let count = 1000
+            var connections: [Int32] = []
+            for _ in 0..<count { connections.append(try UnixHTTP.connect(fixture.socketPath)) }
+            defer { for connection in connections { close(connection) } }
+            let request = UnixHTTP.requestBytes(
+                method: "POST", path: "/v1/passwords/generate", token: token, body: Data("{}".utf8))
+            for connection in connections { try UnixHTTP.write(connection, request) }
+            var served = 0
+            for connection in connections where try UnixHTTP.readResponse(connection).status == 200 { served += 1 }
+            #expect(served == count)
+        }
+    }
+}
