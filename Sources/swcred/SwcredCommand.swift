@@ -18,7 +18,7 @@ struct SwcredCommand: AsyncParsableCommand {
             InitCommand.self, StatusCommand.self, PasswdCommand.self, RekeyCommand.self,
             AppCommand.self, VerifyCommand.self, ShowCommand.self,
             RequestCommand.self, AddCommand.self, DeleteCommand.self, NeverSaveCommand.self,
-            GenerateCommand.self, RulesCommand.self, AASACommand.self,
+            GenerateCommand.self, RulesCommand.self, AASACommand.self, SiteCommand.self,
         ]
     )
 }

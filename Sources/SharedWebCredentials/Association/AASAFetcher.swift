@@ -111,18 +111,73 @@ public final class AASAFetcher: Sendable {
     }
 
     private func fetch(_ target: DomainTarget, path: String) async -> (status: Status, result: AASAFetchResult) {
+        let shownURL = "https://\(target)\(path)"
+        func result(_ outcome: AASAFetchResult.Outcome, _ diagnostics: [AASADiagnostic] = []) -> (Status, AASAFetchResult) {
+            (.other, AASAFetchResult(target: target, url: shownURL, outcome: outcome, diagnostics: diagnostics))
+        }
+        switch await get(target, path: path, accept: "application/json", maximumSize: AASAReport.maximumSize) {
+        case .body(let body, let contentType, truncated: false):
+            return result(.fetched(body: body, contentType: contentType))
+        case .body:
+            return result(
+                .denied,
+                [
+                    .error(
+                        "too-large",
+                        "\(shownURL) is larger than 128 KiB (\(AASAReport.maximumSize) bytes); reading stopped there. Make the file smaller"
+                    )
+                ])
+        case .redirect(let status, let location):
+            return result(.denied, [Self.redirectDiagnostic(status: status, location: location, target: target)])
+        case .status(let status) where status.code == 404:
+            return (.notFound, AASAFetchResult(target: target, url: shownURL, outcome: .denied, diagnostics: []))
+        case .status(let status) where (400..<500).contains(status.code):
+            return result(
+                .denied,
+                [
+                    .error(
+                        "http-\(status.code)",
+                        "\(shownURL) answered HTTP \(status.code) \(status.reasonPhrase): the site denies access to its file"
+                    )
+                ])
+        case .status(let status) where (500..<600).contains(status.code):
+            return result(
+                .unverified,
+                [
+                    .error(
+                        "http-\(status.code)",
+                        "\(shownURL) answered HTTP \(status.code) \(status.reasonPhrase): a server error, try again later"
+                    )
+                ])
+        case .status(let status):
+            return result(
+                .unverified, [.error("http-\(status.code)", "\(shownURL) answered HTTP \(status.code); only 200 counts")])
+        case .failure(let code, let text):
+            return result(.unverified, [.error(code, text)])
+        }
+    }
+
+    /// What one GET produced, before anyone judged it.
+    enum Response: Sendable {
+        /// HTTP 200: the body (at most the size limit; `truncated` when there was more).
+        case body([UInt8], contentType: String?, truncated: Bool)
+        /// A 3xx and where it pointed.
+        case redirect(HTTPResponseStatus, location: String)
+        /// Any other status.
+        case status(HTTPResponseStatus)
+        /// No answer: network, TLS or timeout, with a stable code and a message.
+        case failure(code: String, text: String)
+    }
+
+    /// One GET of `path` on `target` under the fetcher's rules (HTTPS, no redirects, time limits,
+    /// `--connect-to`), reading at most `maximumSize` bytes of a 200 body.
+    func get(_ target: DomainTarget, path: String, accept: String, maximumSize: Int) async -> Response {
         let rule = options.connectTo.first { $0.matches(target) }
         let urlHost = target.host.contains(":") ? "[\(target.host)]" : target.host
         let url = "https://\(urlHost):\(rule?.connectPort ?? target.effectivePort)\(path)"
-        let shownURL = "https://\(target)\(path)"
-        @Sendable func result(
-            _ outcome: AASAFetchResult.Outcome, _ diagnostics: [AASADiagnostic] = []
-        ) -> (Status, AASAFetchResult) {
-            (.other, AASAFetchResult(target: target, url: shownURL, outcome: outcome, diagnostics: diagnostics))
-        }
         var request = HTTPClientRequest(url: url)
         request.headers.replaceOrAdd(name: "Host", value: target.description)
-        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "Accept", value: accept)
         request.headers.add(name: "User-Agent", value: "swcred (apple-app-site-association check)")
         let timeout = options.totalTimeout
         let prepared = request
@@ -133,58 +188,23 @@ public final class AASAFetcher: Sendable {
                 case 200:
                     var body: [UInt8] = []
                     for try await buffer in response.body {
-                        guard body.count + buffer.readableBytes <= AASAReport.maximumSize else {
-                            return result(
-                                .denied,
-                                [
-                                    .error(
-                                        "too-large",
-                                        "\(shownURL) is larger than 128 KiB (\(AASAReport.maximumSize) bytes); reading stopped there. Make the file smaller"
-                                    )
-                                ])
+                        guard body.count + buffer.readableBytes <= maximumSize else {
+                            body.append(contentsOf: buffer.readableBytesView.prefix(maximumSize - body.count))
+                            return .body(body, contentType: response.headers.first(name: "Content-Type"), truncated: true)
                         }
                         body.append(contentsOf: buffer.readableBytesView)
                     }
-                    return result(.fetched(body: body, contentType: response.headers.first(name: "Content-Type")))
+                    return .body(body, contentType: response.headers.first(name: "Content-Type"), truncated: false)
                 case 300..<400:
-                    let location = response.headers.first(name: "Location") ?? "(no Location header)"
-                    return result(
-                        .denied, [Self.redirectDiagnostic(status: response.status, location: location, target: target)])
-                case 404:
-                    return (
-                        .notFound, AASAFetchResult(target: target, url: shownURL, outcome: .denied, diagnostics: [])
-                    )
-                case 400..<500:
-                    return result(
-                        .denied,
-                        [
-                            .error(
-                                "http-\(response.status.code)",
-                                "\(shownURL) answered HTTP \(response.status.code) \(response.status.reasonPhrase): the site denies access to its file"
-                            )
-                        ])
-                case 500..<600:
-                    return result(
-                        .unverified,
-                        [
-                            .error(
-                                "http-\(response.status.code)",
-                                "\(shownURL) answered HTTP \(response.status.code) \(response.status.reasonPhrase): a server error, try again later"
-                            )
-                        ])
+                    return .redirect(
+                        response.status, location: response.headers.first(name: "Location") ?? "(no Location header)")
                 default:
-                    return result(
-                        .unverified,
-                        [
-                            .error(
-                                "http-\(response.status.code)",
-                                "\(shownURL) answered HTTP \(response.status.code); only 200 counts")
-                        ])
+                    return .status(response.status)
                 }
             }
         } catch {
-            let message = await describe(error, target: target, rule: rule, shownURL: shownURL)
-            return result(.unverified, [.error(message.code, message.text)])
+            let message = await describe(error, target: target, rule: rule, shownURL: "https://\(target)\(path)")
+            return .failure(code: message.code, text: message.text)
         }
     }
 
