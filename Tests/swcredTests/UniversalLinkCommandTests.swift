@@ -77,7 +77,8 @@ struct UniversalLinkCommandTests {
                 ["aasa", "match", "https://example.com/coupon/1OFF", "--app", Self.app] + network)
             #expect(excluded.status == 5)
             #expect(excluded.stdout.contains("does not open"))
-            #expect(excluded.stdout.contains(#"applinks.details[0].components[1] {"/": "/coupon/1*", "exclude": true}"#))
+            #expect(
+                excluded.stdout.contains(#"applinks.details[0].components[1] {"/": "/coupon/1*", "exclude": true}"#))
             #expect(excluded.stderr.contains("does not open https://example.com/coupon/1OFF"))
 
             let noCheese = try SwcredProcess.run(
@@ -110,8 +111,14 @@ struct UniversalLinkCommandTests {
         let cases: [([String], String)] = [
             (["aasa", "match", "ftp://example.com/", "--app", Self.app, "--file", file], "not ftp"),
             (["aasa", "match", "https://example.com/\u{1B}[2J", "--app", Self.app, "--file", file], "U+001B"),
-            (["aasa", "match", "https://example.com/", "--app", "nope", "--file", file], "invalid application identifier"),
-            (["aasa", "match", "https://example.com/", "--app", Self.app, "--file", directory.path("missing")], "cannot read"),
+            (
+                ["aasa", "match", "https://example.com/", "--app", "nope", "--file", file],
+                "invalid application identifier"
+            ),
+            (
+                ["aasa", "match", "https://example.com/", "--app", Self.app, "--file", directory.path("missing")],
+                "cannot read"
+            ),
             (["aasa", "match", "https://example.com/", "--app", Self.app, "--file", broken], "trailing comma"),
         ]
         for (arguments, message) in cases {
@@ -127,7 +134,10 @@ struct UniversalLinkCommandTests {
         let server = try await TestHTTPSServer.start(
             identity: try TestCertificateAuthority.selfSigned(for: ["example.com"]), routes: [:])
         let result = try SwcredProcess.run(
-            ["aasa", "match", "https://example.com/", "--app", Self.app, "--connect-to", server.connectTo("example.com")])
+            [
+                "aasa", "match", "https://example.com/", "--app", Self.app, "--connect-to",
+                server.connectTo("example.com"),
+            ])
         #expect(result.status == 10)
         try await server.stop()
     }
@@ -180,7 +190,8 @@ struct UniversalLinkCommandTests {
 
     @Test("site check: a bad banner exits 2, a page without one is fine, a redirect is named")
     func siteCheckProblems() async throws {
-        let bad = #"<head><meta name="apple-itunes-app" content="app-id=com.example.app, app-clip-bundle-id=com.example.other.Clip"></head>"#
+        let bad =
+            #"<head><meta name="apple-itunes-app" content="app-id=com.example.app, app-clip-bundle-id=com.example.other.Clip"></head>"#
         let routes: [String: TestRoute] = [
             LoopbackPaths.wellKnown: .json(Self.site),
             "/": .respond(status: 200, headers: [], body: Array(bad.utf8)),
@@ -200,7 +211,10 @@ struct UniversalLinkCommandTests {
             #expect((try Self.json(result)["smart_app_banner"] as? [String: Any])?["present"] as? Bool == false)
         }
         try await withServer(
-            routes: [LoopbackPaths.wellKnown: .json(Self.site), "/": .redirect(status: 301, location: "https://www.example.com/")]
+            routes: [
+                LoopbackPaths.wellKnown: .json(Self.site),
+                "/": .redirect(status: 301, location: "https://www.example.com/"),
+            ]
         ) { network in
             let result = try SwcredProcess.run(["site", "check", "example.com"] + network)
             #expect(result.status == 2)

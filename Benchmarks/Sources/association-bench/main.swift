@@ -42,7 +42,6 @@ let coverage = measure(count: 200) {
 }
 report.add(row("covering entry among 1,001", coverage, perSample: 1, unit: "lookups"))
 
-
 // Universal-link matching: a pathological pattern (40 `*a` pairs, then `b`) against a near-miss
 // of 200 `a`s costs about C(200, 40) steps by backtracking; the automaton takes at most
 // states × characters.

@@ -112,11 +112,13 @@ public final class AASAFetcher: Sendable {
 
     private func fetch(_ target: DomainTarget, path: String) async -> (status: Status, result: AASAFetchResult) {
         let shownURL = "https://\(target)\(path)"
-        func result(_ outcome: AASAFetchResult.Outcome, _ diagnostics: [AASADiagnostic] = []) -> (Status, AASAFetchResult) {
+        func result(
+            _ outcome: AASAFetchResult.Outcome, _ diagnostics: [AASADiagnostic] = []
+        ) -> (Status, AASAFetchResult) {
             (.other, AASAFetchResult(target: target, url: shownURL, outcome: outcome, diagnostics: diagnostics))
         }
         switch await get(target, path: path, accept: "application/json", maximumSize: AASAReport.maximumSize) {
-        case .body(let body, let contentType, truncated: false):
+        case .body(let body, contentType: let contentType, truncated: false):
             return result(.fetched(body: body, contentType: contentType))
         case .body:
             return result(
@@ -151,7 +153,8 @@ public final class AASAFetcher: Sendable {
                 ])
         case .status(let status):
             return result(
-                .unverified, [.error("http-\(status.code)", "\(shownURL) answered HTTP \(status.code); only 200 counts")])
+                .unverified,
+                [.error("http-\(status.code)", "\(shownURL) answered HTTP \(status.code); only 200 counts")])
         case .failure(let code, let text):
             return result(.unverified, [.error(code, text)])
         }
@@ -190,7 +193,8 @@ public final class AASAFetcher: Sendable {
                     for try await buffer in response.body {
                         guard body.count + buffer.readableBytes <= maximumSize else {
                             body.append(contentsOf: buffer.readableBytesView.prefix(maximumSize - body.count))
-                            return .body(body, contentType: response.headers.first(name: "Content-Type"), truncated: true)
+                            return .body(
+                                body, contentType: response.headers.first(name: "Content-Type"), truncated: true)
                         }
                         body.append(contentsOf: buffer.readableBytesView)
                     }

@@ -46,7 +46,7 @@ public enum SiteChecker {
         var banner: SmartAppBanner?
         var read = false
         switch await page {
-        case .body(let body, _, let truncated):
+        case .body(let body, contentType: _, truncated: let truncated):
             read = true
             if truncated {
                 diagnostics.append(
@@ -65,7 +65,8 @@ public enum SiteChecker {
         case .status(let status):
             if status.code >= 500 { unreachable = true }
             diagnostics.append(
-                .error("page-http-\(status.code)", "\(homePageURL) answered HTTP \(status.code) \(status.reasonPhrase)"))
+                .error("page-http-\(status.code)", "\(homePageURL) answered HTTP \(status.code) \(status.reasonPhrase)")
+            )
         case .failure(let code, let text):
             unreachable = true
             diagnostics.append(.error(code, text))

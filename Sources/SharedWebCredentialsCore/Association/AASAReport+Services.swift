@@ -9,7 +9,9 @@ extension AASAReport {
     }
 
     /// Findings that explain why `app` is not approved for `service` (empty when it is).
-    public func explainRefusal(of app: ApplicationIdentifier, for service: AssociatedDomainEntry.Service) -> [AASADiagnostic] {
+    public func explainRefusal(
+        of app: ApplicationIdentifier, for service: AssociatedDomainEntry.Service
+    ) -> [AASADiagnostic] {
         if service == .webcredentials { return explainRefusal(of: app) }
         guard let document, isValid else { return errors }
         if approves(app, for: service) { return [] }
@@ -18,8 +20,8 @@ extension AASAReport {
                 "\(service.rawValue)-app-not-listed",
                 "\(app) is not listed in \(AASADocument.listName(for: service)); add it there for \(service.rawValue)")
         ]
-        let elsewhere = AssociatedDomainEntry.Service.allCases.filter {
-            $0 != service && document.apps(for: $0).contains { app.isNamed(by: $0) }
+        let elsewhere = AssociatedDomainEntry.Service.allCases.filter { other in
+            other != service && document.apps(for: other).contains { app.isNamed(by: $0) }
         }
         if !elsewhere.isEmpty {
             findings.append(

@@ -2,7 +2,8 @@
 extension Entitlements {
     /// The `service` entry that governs `target`: an exact entry beats a wildcard, and a more
     /// specific wildcard beats a broader one. Nil if none covers it.
-    public func entry(_ service: AssociatedDomainEntry.Service, covering target: DomainTarget) -> AssociatedDomainEntry? {
+    public func entry(_ service: AssociatedDomainEntry.Service, covering target: DomainTarget) -> AssociatedDomainEntry?
+    {
         let covering = entries.filter { $0.service == service && $0.covers(target) }
         return covering.first { !$0.isWildcard }
             ?? covering.filter(\.isWildcard).max { $0.host.count < $1.host.count }

@@ -43,7 +43,8 @@ public enum MetaTagScanner {
                 break
             }
             guard index < text.count else { break }
-            if startsTag(text, at: index, named: "body") || starts(text, at: index, with: "</head", ignoringCase: true) {
+            if startsTag(text, at: index, named: "body") || starts(text, at: index, with: "</head", ignoringCase: true)
+            {
                 inBody = true
             }
             if startsTag(text, at: index, named: "meta") {
@@ -164,7 +165,7 @@ public enum MetaTagScanner {
             } else if name.hasPrefix("#") {
                 let digits = name.dropFirst()
                 let value = digits.lowercased().hasPrefix("x") ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits)
-                replacement = value.flatMap(Unicode.Scalar.init).map { String(Character($0)) }
+                replacement = value.flatMap { Unicode.Scalar($0) }.map { String(Character($0)) }
             }
             if let replacement {
                 result += replacement

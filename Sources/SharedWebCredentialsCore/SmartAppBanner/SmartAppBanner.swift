@@ -4,7 +4,9 @@ public struct SmartAppBanner: Sendable, Equatable {
     /// The most of a page swcred reads to look for the tag: 1 MiB (the tag belongs in `<head>`).
     public static let maximumPageSize = 1_048_576
     /// The fields Apple documents.
-    public static let knownFields = ["app-id", "affiliate-data", "app-argument", "app-clip-bundle-id", "app-clip-display"]
+    public static let knownFields = [
+        "app-id", "affiliate-data", "app-argument", "app-clip-bundle-id", "app-clip-display",
+    ]
 
     /// The `content` attribute as written (references decoded).
     public let content: String
@@ -38,23 +40,26 @@ public struct SmartAppBanner: Sendable, Equatable {
         }
         if tag.isInBody {
             diagnostics.append(
-                .warning("banner-not-in-head", "the apple-itunes-app tag on line \(tag.line) is outside <head>; move it into <head>"))
+                .warning(
+                    "banner-not-in-head",
+                    "the apple-itunes-app tag on line \(tag.line) is outside <head>; move it into <head>"))
         }
         let content = tag["content"] ?? ""
         var fields: [(name: String, value: String)] = []
         for part in content.split(separator: ",") {
-            let item = part.trimmingCharacters(in: " \t\r\n")
+            let item = part.trimmed(of: " \t\r\n")
             guard !item.isEmpty else { continue }
             guard let equals = item.firstIndex(of: "=") else {
                 diagnostics.append(
                     .warning("banner-field-no-value", "the banner field \"\(item)\" has no \"=\"; write name=value"))
                 continue
             }
-            let name = String(item[..<equals]).trimmingCharacters(in: " \t\r\n")
-            let value = String(item[item.index(after: equals)...]).trimmingCharacters(in: " \t\r\n")
+            let name = String(item[..<equals]).trimmed(of: " \t\r\n")
+            let value = String(item[item.index(after: equals)...]).trimmed(of: " \t\r\n")
             if fields.contains(where: { $0.name == name }) {
                 diagnostics.append(
-                    .warning("banner-field-repeated", "the banner field \(name) appears more than once; the first counts"))
+                    .warning(
+                        "banner-field-repeated", "the banner field \(name) appears more than once; the first counts"))
                 continue
             }
             fields.append((name, value))
@@ -85,7 +90,9 @@ public struct SmartAppBanner: Sendable, Equatable {
         switch value("app-id") {
         case nil, "":
             diagnostics.append(
-                .error("banner-app-id-missing", "the banner has no app-id; give the app's numeric App Store ID: app-id=123456789"))
+                .error(
+                    "banner-app-id-missing",
+                    "the banner has no app-id; give the app's numeric App Store ID: app-id=123456789"))
         case let id?:
             if !id.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) {
                 diagnostics.append(
@@ -103,7 +110,9 @@ public struct SmartAppBanner: Sendable, Equatable {
                 ))
         }
         if let clip = value("app-clip-bundle-id") {
-            let listed = appclipsApps.compactMap { app in app.firstIndex(of: ".").map { String(app[app.index(after: $0)...]) } }
+            let listed = appclipsApps.compactMap { app in
+                app.firstIndex(of: ".").map { String(app[app.index(after: $0)...]) }
+            }
             if !listed.contains(clip) {
                 diagnostics.append(
                     .error(
@@ -123,7 +132,8 @@ public struct SmartAppBanner: Sendable, Equatable {
             if display != "card" {
                 diagnostics.append(
                     .warning(
-                        "banner-app-clip-display", "app-clip-display \"\(display)\" is not known; the only value is card"))
+                        "banner-app-clip-display",
+                        "app-clip-display \"\(display)\" is not known; the only value is card"))
             }
             if value("app-clip-bundle-id") == nil {
                 diagnostics.append(
@@ -148,7 +158,7 @@ public struct SmartAppBanner: Sendable, Equatable {
 }
 
 extension StringProtocol {
-    fileprivate func trimmingCharacters(in set: String) -> String {
+    fileprivate func trimmed(of set: String) -> String {
         var slice = Substring(self)
         while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
         while let last = slice.last, set.contains(last) { slice = slice.dropLast() }

@@ -53,7 +53,8 @@ public enum ApplinksParser {
         mutating func boolean(_ value: JSONValue?, at place: String) -> Bool? {
             guard let value else { return nil }
             guard case .bool(let flag) = value else {
-                warn("applinks-not-boolean", "\(place) is \(value.typeName); it must be true or false, so it is ignored")
+                warn(
+                    "applinks-not-boolean", "\(place) is \(value.typeName); it must be true or false, so it is ignored")
                 return nil
             }
             return flag
@@ -62,7 +63,9 @@ public enum ApplinksParser {
         mutating func string(_ value: JSONValue?, at place: String) -> String? {
             guard let value else { return nil }
             guard case .string(let text) = value else {
-                warn("applinks-pattern-not-string", "\(place) is \(value.typeName); it must be a string, so it is ignored")
+                warn(
+                    "applinks-pattern-not-string",
+                    "\(place) is \(value.typeName); it must be a string, so it is ignored")
                 return nil
             }
             return text
@@ -71,7 +74,9 @@ public enum ApplinksParser {
         mutating func options(_ value: JSONValue?, at place: String) -> ApplinksConfiguration.MatchOptions {
             guard let value else { return .init() }
             guard case .object(let members) = value else {
-                warn("applinks-defaults-not-object", "\(place) is \(value.typeName); it must be an object, so it is ignored")
+                warn(
+                    "applinks-defaults-not-object",
+                    "\(place) is \(value.typeName); it must be an object, so it is ignored")
                 return .init()
             }
             unknownKeys(members, known: ["caseSensitive", "percentEncoded"], at: place)
@@ -84,13 +89,16 @@ public enum ApplinksParser {
             guard let value else { return }
             let place = "applinks.substitutionVariables"
             guard case .object(let members) = value else {
-                warn("applinks-variables-not-object", "\(place) is \(value.typeName); it must be an object of string arrays")
+                warn(
+                    "applinks-variables-not-object",
+                    "\(place) is \(value.typeName); it must be an object of string arrays")
                 return
             }
             for (name, list) in members {
                 let at = "\(place).\(name)"
                 if name.contains(where: { "$()".contains($0) }) {
-                    warn("applinks-variable-name", "\(at): a variable name may not contain $, ( or ); it cannot be used")
+                    warn(
+                        "applinks-variable-name", "\(at): a variable name may not contain $, ( or ); it cannot be used")
                     continue
                 }
                 guard case .array(let items) = list else {
@@ -100,7 +108,9 @@ public enum ApplinksParser {
                 var values: [String] = []
                 for (index, item) in items.enumerated() {
                     guard case .string(let text) = item else {
-                        warn("applinks-variable-not-string", "\(at)[\(index)] is \(item.typeName), not a string; ignored")
+                        warn(
+                            "applinks-variable-not-string", "\(at)[\(index)] is \(item.typeName), not a string; ignored"
+                        )
                         continue
                     }
                     if text.contains("$(") {
@@ -111,7 +121,9 @@ public enum ApplinksParser {
                     }
                     values.append(text)
                 }
-                if values.isEmpty { warn("applinks-variable-empty", "\(at) has no values, so a pattern using it never matches") }
+                if values.isEmpty {
+                    warn("applinks-variable-empty", "\(at) has no values, so a pattern using it never matches")
+                }
                 if SubstitutionVariables.predefined(name) != nil {
                     warn("applinks-variable-shadows-predefined", "\(at) replaces Apple's predefined $(\(name))")
                 }
@@ -138,7 +150,9 @@ public enum ApplinksParser {
                 }
                 parsed.form = .components
                 guard case .array(let items) = components else {
-                    warn("applinks-components-not-array", "\(place).components is \(components.typeName); it must be an array")
+                    warn(
+                        "applinks-components-not-array",
+                        "\(place).components is \(components.typeName); it must be an array")
                     result.details.append(parsed)
                     return
                 }
@@ -150,7 +164,9 @@ public enum ApplinksParser {
             } else if let paths = entry["paths"] {
                 parsed.form = .paths
                 guard case .array(let items) = paths else {
-                    warn("applinks-paths-not-array", "\(place).paths is \(paths.typeName); it must be an array of strings")
+                    warn(
+                        "applinks-paths-not-array",
+                        "\(place).paths is \(paths.typeName); it must be an array of strings")
                     result.details.append(parsed)
                     return
                 }
@@ -158,7 +174,9 @@ public enum ApplinksParser {
                     guard let text = string(item, at: "\(place).paths[\(ruleIndex)]") else { continue }
                     let excluded = text.hasPrefix("NOT ")
                     parsed.rules.append(
-                        .init(index: ruleIndex, path: excluded ? String(text.dropFirst(4)) : text, exclude: excluded, text: text))
+                        .init(
+                            index: ruleIndex, path: excluded ? String(text.dropFirst(4)) : text, exclude: excluded,
+                            text: text))
                 }
             } else {
                 warn("applinks-detail-no-patterns", "\(place) has neither components nor paths, so it matches no URL")
@@ -168,7 +186,9 @@ public enum ApplinksParser {
 
         mutating func component(_ item: JSONValue, index: Int, at place: String) -> ApplinksConfiguration.Rule? {
             guard case .object(let members) = item else {
-                warn("applinks-component-not-object", "\(place) is \(item.typeName); it must be an object, so it is skipped")
+                warn(
+                    "applinks-component-not-object",
+                    "\(place) is \(item.typeName); it must be an object, so it is skipped")
                 return nil
             }
             unknownKeys(
@@ -181,12 +201,15 @@ public enum ApplinksParser {
             case .object(let items):
                 rule.query = .items(
                     items.compactMap { name, value in
-                        string(value, at: "\(place)[\"?\"][\(jsonString(name))]").map { .init(name: name, pattern: $0) }
+                        string(value, at: "\(place)[\"?\"][\(jsonString(name))]").map {
+                            ApplinksConfiguration.QueryItemPattern(name: name, pattern: $0)
+                        }
                     })
             case .some(let other):
                 warn(
                     "applinks-query-not-string-or-object",
-                    "\(place)[\"?\"] is \(other.typeName); it must be a string or an object of query items, so it is ignored")
+                    "\(place)[\"?\"] is \(other.typeName); it must be a string or an object of query items, so it is ignored"
+                )
             case nil: break
             }
             rule.exclude = boolean(item["exclude"], at: "\(place).exclude") ?? false
@@ -253,21 +276,26 @@ public enum ApplinksParser {
             if pattern.isEmpty {
                 warn("applinks-empty-pattern", "\(place) is an empty pattern: it matches only an empty component")
             }
-            do {
+            do throws(URLPattern.Problem) {
                 _ = try URLPattern(pattern, variables: result.variables, caseSensitive: options.caseSensitive ?? true)
-            } catch .undefinedVariable(let name) {
-                warn(
-                    "applinks-undefined-variable",
-                    "\(place) uses $(\(name)), which is neither in applinks.substitutionVariables nor predefined; the pattern never matches"
-                )
-            } catch .tooComplex(let states) {
-                warn(
-                    "applinks-pattern-too-complex",
-                    "\(place) grows to more than \(URLPattern.maximumStates) states after substitution (\(states)); swcred does not match it"
-                )
+            } catch {
+                switch error {
+                case .undefinedVariable(let name):
+                    warn(
+                        "applinks-undefined-variable",
+                        "\(place) uses $(\(name)), which is neither in applinks.substitutionVariables nor predefined; the pattern never matches"
+                    )
+                case .tooComplex(let states):
+                    warn(
+                        "applinks-pattern-too-complex",
+                        "\(place) grows to more than \(URLPattern.maximumStates) states after substitution (\(states)); swcred does not match it"
+                    )
+                }
             }
-            if pattern.contains("$("), !pattern[pattern.range(of: "$(")!.upperBound...].contains(")") {
-                warn("applinks-unterminated-variable", "\(place) has \"$(\" without a closing \")\"; it is taken literally")
+            if let open = pattern.firstRange(of: "$("), !pattern[open.upperBound...].contains(")") {
+                warn(
+                    "applinks-unterminated-variable",
+                    "\(place) has \"$(\" without a closing \")\"; it is taken literally")
             }
             if options.percentEncoded ?? true, let scalar = pattern.unicodeScalars.first(where: { !$0.isASCII }) {
                 warn(

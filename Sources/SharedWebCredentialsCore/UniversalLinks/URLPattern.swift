@@ -62,7 +62,8 @@ public struct URLPattern: Sendable {
     public func matches(_ subject: String) -> Bool {
         var current = StateSet(capacity: states.count)
         var following = StateSet(capacity: states.count)
-        addClosure(0, to: &current)
+        var pending: [Int32] = []
+        addClosure(0, to: &current, pending: &pending)
         for character in subject {
             let symbol = symbols[fold(character)] ?? -1
             let ascii = character.asciiValue ?? 0xFF
@@ -70,10 +71,10 @@ public struct URLPattern: Sendable {
             for index in current.members {
                 let state = states[Int(index)]
                 switch state.kind {
-                case .symbol where state.symbol == symbol: addClosure(state.next, to: &following)
-                case .oneOf where state.set.contains(ascii): addClosure(state.next, to: &following)
-                case .any: addClosure(state.next, to: &following)
-                case .star: addClosure(index, to: &following)
+                case .symbol where state.symbol == symbol: addClosure(state.next, to: &following, pending: &pending)
+                case .oneOf where state.set.contains(ascii): addClosure(state.next, to: &following, pending: &pending)
+                case .any: addClosure(state.next, to: &following, pending: &pending)
+                case .star: addClosure(index, to: &following, pending: &pending)
                 default: break
                 }
             }
@@ -83,8 +84,10 @@ public struct URLPattern: Sendable {
         return current.contains(Int32(states.count - 1))
     }
 
-    private func addClosure(_ start: Int32, to set: inout StateSet) {
-        var pending = [start]
+    /// Adds `start` and every state reachable from it without reading a character; `pending` is
+    /// scratch space, reused so that a step allocates nothing.
+    private func addClosure(_ start: Int32, to set: inout StateSet, pending: inout [Int32]) {
+        pending.append(start)
         while let index = pending.popLast() {
             guard set.insert(index) else { continue }
             let state = states[Int(index)]

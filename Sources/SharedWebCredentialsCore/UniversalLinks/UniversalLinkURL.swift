@@ -2,6 +2,8 @@
 /// percent-encoded ASCII form (non-ASCII characters and spaces encoded as UTF-8 `%XX`, escapes
 /// already present kept as written).
 public struct UniversalLinkURL: Sendable, Equatable, CustomStringConvertible {
+    /// `https` or `http`, lower-case.
+    public let scheme: String
     /// The host (and non-default port) the URL points at; its AASA file decides.
     public let target: DomainTarget
     /// The path, percent-encoded; `/` when the URL has none.
@@ -22,13 +24,14 @@ public struct UniversalLinkURL: Sendable, Equatable, CustomStringConvertible {
                 "it contains the control character U+\(String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4)); remove it"
             )
         }
-        guard let schemeEnd = text.range(of: "://") else {
+        guard let schemeEnd = text.firstRange(of: "://") else {
             throw invalid("give an absolute URL such as https://example.com/path")
         }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
         guard scheme == "https" || scheme == "http" else {
             throw invalid("universal links are http or https URLs, not \(scheme)")
         }
+        self.scheme = scheme
         let afterScheme = text[schemeEnd.upperBound...]
         let authorityEnd = afterScheme.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? afterScheme.endIndex
         let authority = afterScheme[..<authorityEnd]
@@ -52,7 +55,7 @@ public struct UniversalLinkURL: Sendable, Equatable, CustomStringConvertible {
 
     /// The URL in its encoded form.
     public var description: String {
-        "https://\(target)\(path)" + (query.map { "?\($0)" } ?? "") + (fragment.map { "#\($0)" } ?? "")
+        "\(scheme)://\(target)\(path)" + (query.map { "?\($0)" } ?? "") + (fragment.map { "#\($0)" } ?? "")
     }
 
     /// The query's items, split at `&` and at each item's first `=`, still percent-encoded. An
@@ -73,7 +76,8 @@ public struct UniversalLinkURL: Sendable, Equatable, CustomStringConvertible {
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
-            let isEscape = byte == UInt8(ascii: "%") && index + 2 < bytes.count && bytes[index + 1].isHexDigit
+            let isEscape =
+                byte == UInt8(ascii: "%") && index + 2 < bytes.count && bytes[index + 1].isHexDigit
                 && bytes[index + 2].isHexDigit
             if byte > 0x20 && byte < 0x7F && (byte != UInt8(ascii: "%") || isEscape) {
                 result.unicodeScalars.append(Unicode.Scalar(byte))

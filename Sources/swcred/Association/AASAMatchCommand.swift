@@ -59,7 +59,9 @@ struct AASAMatchCommand: AsyncParsableCommand {
     }
 
     private func source(for url: UniversalLinkURL) async throws -> AASASourceChecker.Checked {
-        guard let file else { return try await AASASourceChecker.fetch(url.target, options: try network.networkOptions()) }
+        guard let file else {
+            return try await AASASourceChecker.fetch(url.target, options: try network.networkOptions())
+        }
         guard let data = FileManager.default.contents(atPath: file) else {
             throw SharedWebCredentialsError(.invalidInput, "cannot read \(file): check the path and its permissions")
         }
@@ -152,7 +154,8 @@ struct UniversalLinkMatchJSON: Encodable {
         case ("matched", let pattern?):
             "\(pattern.location) \(pattern.pattern) matches" + (pattern.comment.map { " (\($0))" } ?? "")
         case ("excluded", let pattern?):
-            "\(pattern.location) \(pattern.pattern) matches first and excludes it" + (pattern.comment.map { " (\($0))" } ?? "")
+            "\(pattern.location) \(pattern.pattern) matches first and excludes it"
+                + (pattern.comment.map { " (\($0))" } ?? "")
         case ("app-not-listed", _): "no applinks.details entry names the app"
         default: "no pattern of the app's applinks.details entries matches"
         }

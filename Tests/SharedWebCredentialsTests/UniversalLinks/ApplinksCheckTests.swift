@@ -37,7 +37,7 @@ struct ApplinksCheckTests {
             (entry(#""components": [{"/": "a/*"}]"#), "applinks-path-no-slash"),
             (entry(#""paths": ["NOT a"]"#), "applinks-path-no-slash"),
             (entry(#""components": [{"/": "/café"}]"#), "applinks-unicode-pattern-encoded"),
-            (entry(""), "applinks-detail-no-patterns"),
+            (#"{"details": [{"appIDs": ["ABCDE12345.com.example.app"]}]}"#, "applinks-detail-no-patterns"),
             (#"{"substitutionVariables": [], "details": []}"#, "applinks-variables-not-object"),
             (#"{"substitutionVariables": {"a": "b"}}"#, "applinks-variable-not-array"),
             (#"{"substitutionVariables": {"a": [1, "b"]}}"#, "applinks-variable-not-string"),
@@ -56,7 +56,7 @@ struct ApplinksCheckTests {
     func clean() throws {
         #expect(
             try Self.codes(
-                #"{"apps": [], "defaults": {"caseSensitive": false}, "substitutionVariables": {"food": ["taco"]}, "details": [{"appIDs": ["ABCDE12345.com.example.app"], "defaults": {"percentEncoded": false}, "components": [{"/": "/$(food)/*", "?": {"a": "?*"}, "#": "*", "exclude": false, "comment": "x"}, {"/": "/é"}]}]}"#
+                ##"{"apps": [], "defaults": {"caseSensitive": false}, "substitutionVariables": {"food": ["taco"]}, "details": [{"appIDs": ["ABCDE12345.com.example.app"], "defaults": {"percentEncoded": false}, "components": [{"/": "/$(food)/*", "?": {"a": "?*"}, "#": "*", "exclude": false, "comment": "x"}, {"/": "/é"}]}]}"##
             ).isEmpty)
         let configuration = try #require(
             ApplinksParser.parse(Array(#"{"applinks": {"details": [{"appIDs": [], "components": [{}]}]}}"#.utf8)))
@@ -82,7 +82,8 @@ struct ApplinksCheckTests {
     func tooComplex() throws {
         let values = (0..<2_000).map { "\"value-number-\($0)\"" }.joined(separator: ", ")
         let path = String(repeating: "$(v)", count: 20)
-        let file = #"{"applinks": {"substitutionVariables": {"v": [\#(values)]}, "details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "\#(path)"}]}]}}"#
+        let file =
+            #"{"applinks": {"substitutionVariables": {"v": [\#(values)]}, "details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "\#(path)"}]}]}}"#
         let configuration = try #require(ApplinksParser.parse(Array(file.utf8)))
         #expect(configuration.diagnostics.map(\.code) == ["applinks-pattern-too-complex"])
         let decision = configuration.decide(

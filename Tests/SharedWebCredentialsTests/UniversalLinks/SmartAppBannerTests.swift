@@ -68,16 +68,34 @@ struct SmartAppBannerTests {
             (#"<meta name="apple-itunes-app">"#, "banner-app-id-missing"),
             (#"<meta name="apple-itunes-app" content="app-id=com.example.app">"#, "banner-app-id-not-numeric"),
             (#"<meta name="apple-itunes-app" content="app-id=12a">"#, "banner-app-id-not-numeric"),
-            (#"<meta name="apple-itunes-app" content="app-id=1, app-argument=/item/1">"#, "banner-app-argument-not-absolute"),
-            (#"<meta name="apple-itunes-app" content="app-id=1, app-argument=item:">"#, "banner-app-argument-not-absolute"),
-            (#"<meta name="apple-itunes-app" content="app-id=1, app-argument=1https://x">"#, "banner-app-argument-not-absolute"),
-            (#"<meta name="apple-itunes-app" content="app-id=1, app-clip-bundle-id=com.other.Clip">"#, "banner-app-clip-not-listed"),
-            (#"<meta name="apple-itunes-app" content="app-id=1, app-clip-bundle-id=Clip">"#, "banner-app-clip-not-child"),
+            (
+                #"<meta name="apple-itunes-app" content="app-id=1, app-argument=/item/1">"#,
+                "banner-app-argument-not-absolute"
+            ),
+            (
+                #"<meta name="apple-itunes-app" content="app-id=1, app-argument=item:">"#,
+                "banner-app-argument-not-absolute"
+            ),
+            (
+                #"<meta name="apple-itunes-app" content="app-id=1, app-argument=1https://x">"#,
+                "banner-app-argument-not-absolute"
+            ),
+            (
+                #"<meta name="apple-itunes-app" content="app-id=1, app-clip-bundle-id=com.other.Clip">"#,
+                "banner-app-clip-not-listed"
+            ),
+            (
+                #"<meta name="apple-itunes-app" content="app-id=1, app-clip-bundle-id=Clip">"#,
+                "banner-app-clip-not-child"
+            ),
             (
                 #"<meta name="apple-itunes-app" content="app-id=1, app-clip-bundle-id=com.example.app.Clip, app-clip-display=banner">"#,
                 "banner-app-clip-display"
             ),
-            (#"<meta name="apple-itunes-app" content="app-id=1, app-clip-display=card">"#, "banner-app-clip-display-alone"),
+            (
+                #"<meta name="apple-itunes-app" content="app-id=1, app-clip-display=card">"#,
+                "banner-app-clip-display-alone"
+            ),
             (#"<meta name="apple-itunes-app" content="app-id=1, appid=2">"#, "banner-unknown-field"),
             (#"<meta name="apple-itunes-app" content="app-id=1, app-id=2">"#, "banner-field-repeated"),
             (#"<meta name="apple-itunes-app" content="app-id=1, card">"#, "banner-field-no-value"),
@@ -95,7 +113,8 @@ struct SmartAppBannerTests {
     func severities() throws {
         let banner = try #require(Self.banner(#"<meta name="apple-itunes-app" content="app-id=abc, x=1">"#))
         #expect(banner.diagnostics.first { $0.code == "banner-app-id-not-numeric" }?.severity == .error)
-        #expect(banner.diagnostics.first { $0.code == "banner-app-id-not-numeric" }?.message.contains("\"abc\"") == true)
+        #expect(
+            banner.diagnostics.first { $0.code == "banner-app-id-not-numeric" }?.message.contains("\"abc\"") == true)
         #expect(banner.diagnostics.first { $0.code == "banner-unknown-field" }?.severity == .warning)
         let listed = try #require(
             Self.banner(#"<meta name="apple-itunes-app" content="app-id=1, app-clip-bundle-id=a.b">"#, clips: []))

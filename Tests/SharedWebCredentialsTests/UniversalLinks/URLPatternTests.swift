@@ -48,7 +48,8 @@ struct URLPatternTests {
     func predefinedLists() {
         #expect(SubstitutionVariables.regionCodes.contains("US") && SubstitutionVariables.regionCodes.contains("CA"))
         #expect(SubstitutionVariables.regionCodes.allSatisfy { $0.count == 2 })
-        #expect(SubstitutionVariables.languageCodes.contains("en") && SubstitutionVariables.languageCodes.contains("zh"))
+        #expect(
+            SubstitutionVariables.languageCodes.contains("en") && SubstitutionVariables.languageCodes.contains("zh"))
         #expect(!SubstitutionVariables.languageCodes.contains("EN"))
     }
 
@@ -80,11 +81,8 @@ struct URLPatternTests {
             ("https://exa mple.com/", "white space"),
         ])
     func badURL(text: String, message: String) {
-        #expect {
-            _ = try UniversalLinkURL(text)
-        } throws: { error in
-            let error = error as? SharedWebCredentialsError
-            return error?.code == .invalidInput && error?.message.contains(message) == true
-        }
+        let error = #expect(throws: SharedWebCredentialsError.self) { try UniversalLinkURL(text) }
+        #expect(error?.code == .invalidInput)
+        #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
     }
 }

@@ -47,17 +47,24 @@ struct UniversalLinkConformanceTests {
         // Paths and the two wildcards.
         .init("path prefix with *", components(#"{"/": "/buy/*"}"#), "https://example.com/buy/shoes", .matched, (0, 0)),
         .init("* matches nothing too", components(#"{"/": "/buy/*"}"#), "https://example.com/buy/", .matched, (0, 0)),
-        .init("* is greedy across /", components(#"{"/": "/buy/*"}"#), "https://example.com/buy/a/b/c", .matched, (0, 0)),
+        .init(
+            "* is greedy across /", components(#"{"/": "/buy/*"}"#), "https://example.com/buy/a/b/c", .matched, (0, 0)),
         .init("path that does not match", components(#"{"/": "/buy/*"}"#), "https://example.com/sell/1", .noMatch),
         .init("? is exactly one character", components(#"{"/": "/a?c"}"#), "https://example.com/abc", .matched, (0, 0)),
         .init("? is not zero characters", components(#"{"/": "/a?c"}"#), "https://example.com/ac", .noMatch),
         .init("? is not two characters", components(#"{"/": "/a?c"}"#), "https://example.com/abbc", .noMatch),
-        .init("?* needs one character", components(#"{"/": "/sourdough/?*"}"#), "https://example.com/sourdough/", .noMatch),
-        .init("?* takes one", components(#"{"/": "/sourdough/?*"}"#), "https://example.com/sourdough/x", .matched, (0, 0)),
+        .init(
+            "?* needs one character", components(#"{"/": "/sourdough/?*"}"#), "https://example.com/sourdough/", .noMatch
+        ),
+        .init(
+            "?* takes one", components(#"{"/": "/sourdough/?*"}"#), "https://example.com/sourdough/x", .matched, (0, 0)),
         .init("a URL without a path is /", components(#"{"/": "/"}"#), "https://example.com", .matched, (0, 0)),
-        .init("no / key matches any path", components(#"{"#": "top"}"#), "https://example.com/any/where#top", .matched, (0, 0)),
+        .init(
+            "no / key matches any path", components(##"{"#": "top"}"##), "https://example.com/any/where#top", .matched,
+            (0, 0)),
         // Query as a string.
-        .init("query string", components(#"{"/": "/s", "?": "q=*"}"#), "https://example.com/s?q=tacos", .matched, (0, 0)),
+        .init(
+            "query string", components(#"{"/": "/s", "?": "q=*"}"#), "https://example.com/s?q=tacos", .matched, (0, 0)),
         .init("query string mismatch", components(#"{"/": "/s", "?": "q=*"}"#), "https://example.com/s?x=1", .noMatch),
         .init("a missing query is empty", components(#"{"?": "?*"}"#), "https://example.com/s", .noMatch),
         .init("an empty query is empty", components(#"{"?": ""}"#), "https://example.com/s?", .matched, (0, 0)),
@@ -87,19 +94,19 @@ struct UniversalLinkConformanceTests {
             "https://example.com/x?a=1&b=3", .noMatch),
         // Fragment.
         .init(
-            "fragment excludes", components(#"{"#": "no_universal_links", "exclude": true}, {"/": "*"}"#),
+            "fragment excludes", components(##"{"#": "no_universal_links", "exclude": true}, {"/": "*"}"##),
             "https://example.com/a#no_universal_links", .excluded, (0, 0)),
         .init(
-            "other fragments open", components(#"{"#": "no_universal_links", "exclude": true}, {"/": "*"}"#),
+            "other fragments open", components(##"{"#": "no_universal_links", "exclude": true}, {"/": "*"}"##),
             "https://example.com/a#top", .matched, (0, 1)),
         .init(
-            "a missing fragment is empty", components(#"{"#": "?*"}"#), "https://example.com/a", .noMatch),
+            "a missing fragment is empty", components(##"{"#": "?*"}"##), "https://example.com/a", .noMatch),
         // Every key must match.
         .init(
-            "path, query and fragment together", components(#"{"/": "/a", "?": "b=1", "#": "c"}"#),
+            "path, query and fragment together", components(##"{"/": "/a", "?": "b=1", "#": "c"}"##),
             "https://example.com/a?b=1#c", .matched, (0, 0)),
         .init(
-            "one key failing fails the dictionary", components(#"{"/": "/a", "?": "b=1", "#": "c"}"#),
+            "one key failing fails the dictionary", components(##"{"/": "/a", "?": "b=1", "#": "c"}"##),
             "https://example.com/a?b=1#d", .noMatch),
         // Exclusion order: the first match decides.
         .init(
@@ -114,13 +121,16 @@ struct UniversalLinkConformanceTests {
             "a dictionary without keys matches everything", components(#"{"comment": "all"}"#),
             "https://example.com/anything", .matched, (0, 0)),
         // Case sensitivity.
-        .init("case-sensitive by default", components(#"{"/": "/Sourdough/*"}"#), "https://example.com/sourdough/1", .noMatch),
+        .init(
+            "case-sensitive by default", components(#"{"/": "/Sourdough/*"}"#), "https://example.com/sourdough/1",
+            .noMatch),
         .init(
             "caseSensitive false", components(#"{"/": "/Sourdough/*", "caseSensitive": false}"#),
             "https://example.com/SOURDOUGH/1", .matched, (0, 0)),
         .init(
             "caseSensitive false folds query item names",
-            components(#"{"?": {"Ref": "A"}, "caseSensitive": false}"#), "https://example.com/x?ref=a", .matched, (0, 0)),
+            components(#"{"?": {"Ref": "A"}, "caseSensitive": false}"#), "https://example.com/x?ref=a", .matched, (0, 0)
+        ),
         // Percent-encoding.
         .init(
             "percent-encoded by default", components(#"{"/": "/caf%C3%A9"}"#), "https://example.com/café", .matched,
@@ -147,13 +157,16 @@ struct UniversalLinkConformanceTests {
             "https://example.com/s?q=a%20b", .matched, (0, 0)),
         // Legacy paths.
         .init(
-            "legacy NOT excludes", #"{"details": [{"appID": "ABCDE12345.com.example.app", "paths": ["NOT /a/*", "/*"]}]}"#,
+            "legacy NOT excludes",
+            #"{"details": [{"appID": "ABCDE12345.com.example.app", "paths": ["NOT /a/*", "/*"]}]}"#,
             "https://example.com/a/b", .excluded, (0, 0)),
         .init(
-            "legacy paths after NOT", #"{"details": [{"appID": "ABCDE12345.com.example.app", "paths": ["NOT /a/*", "/*"]}]}"#,
+            "legacy paths after NOT",
+            #"{"details": [{"appID": "ABCDE12345.com.example.app", "paths": ["NOT /a/*", "/*"]}]}"#,
             "https://example.com/b", .matched, (0, 1)),
         .init(
-            "legacy paths see only the path", #"{"details": [{"appID": "ABCDE12345.com.example.app", "paths": ["/a"]}]}"#,
+            "legacy paths see only the path",
+            #"{"details": [{"appID": "ABCDE12345.com.example.app", "paths": ["/a"]}]}"#,
             "https://example.com/a?x=1#y", .matched, (0, 0)),
         .init(
             "legacy match-all", #"{"apps": [], "details": [{"appID": "ABCDE12345.com.example.app", "paths": ["*"]}]}"#,
@@ -228,17 +241,20 @@ struct UniversalLinkConformanceTests {
             "https://example.com/x", .matched, (0, 0)),
         // Entries, apps and the first match across entries.
         .init(
-            "an app in no entry", #"{"details": [{"appIDs": ["ZZZZZ99999.com.example.other"], "components": [{"/": "*"}]}]}"#,
+            "an app in no entry",
+            #"{"details": [{"appIDs": ["ZZZZZ99999.com.example.other"], "components": [{"/": "*"}]}]}"#,
             "https://example.com/x", .appNotListed),
         .init(
-            "the app's second entry", #"{"details": [{"appIDs": ["ZZZZZ99999.com.example.other"], "components": [{"/": "/a"}]}, {"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/b"}]}]}"#,
+            "the app's second entry",
+            #"{"details": [{"appIDs": ["ZZZZZ99999.com.example.other"], "components": [{"/": "/a"}]}, {"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/b"}]}]}"#,
             "https://example.com/b", .matched, (1, 0)),
         .init(
             "an earlier entry of the app's excludes first",
             #"{"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/a", "exclude": true}]}, {"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "*"}]}]}"#,
             "https://example.com/a", .excluded, (0, 0)),
         .init(
-            "an app ID prefix in another case", #"{"details": [{"appIDs": ["abcde12345.com.example.app"], "components": [{"/": "*"}]}]}"#,
+            "an app ID prefix in another case",
+            #"{"details": [{"appIDs": ["abcde12345.com.example.app"], "components": [{"/": "*"}]}]}"#,
             "https://example.com/a", .matched, (0, 0)),
         .init(
             "an entry without patterns", #"{"details": [{"appIDs": ["ABCDE12345.com.example.app"]}]}"#,
@@ -267,7 +283,8 @@ struct UniversalLinkConformanceTests {
         #expect(try Self.decide(applinks, "https://example.com/order/12345").0.opens)
         #expect(try Self.decide(applinks, "https://example.com/order/").0.reason == .noMatch)
         #expect(try Self.decide(applinks, "https://example.com/orders").0.reason == .noMatch)
-        #expect(try Self.decide(applinks, "https://example.com/order/12345").0.decidingPattern?.comment == "order forms")
+        #expect(
+            try Self.decide(applinks, "https://example.com/order/12345").0.decidingPattern?.comment == "order forms")
     }
 
     @Test("tacos with cheese: the query item must be present and not empty")
@@ -316,9 +333,11 @@ struct UniversalLinkConformanceTests {
     @Test("the deciding pattern's text is the dictionary as JSON, or the legacy string")
     func patternText() throws {
         let (decision, _) = try Self.decide(
-            Self.components(#"{"/": "/help/*", "?": {"n": "??"}, "#": "x", "caseSensitive": false, "comment": "c"}"#),
+            Self.components(##"{"/": "/help/*", "?": {"n": "??"}, "#": "x", "caseSensitive": false, "comment": "c"}"##),
             "https://example.com/help/1?n=12#x")
-        #expect(decision.decidingPattern?.text == #"{"/": "/help/*", "?": {"n": "??"}, "#": "x", "caseSensitive": false}"#)
+        #expect(
+            decision.decidingPattern?.text == ##"{"/": "/help/*", "?": {"n": "??"}, "#": "x", "caseSensitive": false}"##
+        )
         let legacy = try Self.decide(
             #"{"details": [{"appID": "ABCDE12345.com.example.app", "paths": ["NOT /a"]}]}"#, "https://example.com/a")
         #expect(legacy.0.decidingPattern?.text == "NOT /a" && legacy.0.decidingPattern?.form == .paths)
