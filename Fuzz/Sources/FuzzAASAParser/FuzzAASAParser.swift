@@ -22,7 +22,9 @@ public func fuzzAASAParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
 }
 
 /// Times every path pattern of the file against `subject` and traps when one takes longer than
-/// a generous linear budget: 2 µs per (state × character), plus 20 ms of slack.
+/// a generous linear budget: 2 µs per (state × character), plus 20 ms of slack. A run over budget
+/// is timed twice more and the fastest of the three counts, so that the process being preempted
+/// on a busy machine is not taken for a slow match.
 private func checkLinearTime(_ configuration: ApplinksConfiguration, subject: String) {
     let clock = ContinuousClock()
     for entry in configuration.details {
@@ -30,13 +32,17 @@ private func checkLinearTime(_ configuration: ApplinksConfiguration, subject: St
             guard let path = rule.path,
                 let pattern = try? URLPattern(path, variables: configuration.variables, caseSensitive: false)
             else { continue }
-            let start = clock.now
-            _ = pattern.matches(subject)
-            let elapsed = clock.now - start
             let steps = Int64(pattern.stateCount) * Int64(subject.count + 1)
+            let budget = Duration.microseconds(2 * steps) + .milliseconds(20)
+            var fastest = Duration.seconds(3_600)
+            for _ in 0..<3 where fastest >= budget {
+                let start = clock.now
+                _ = pattern.matches(subject)
+                fastest = min(fastest, clock.now - start)
+            }
             precondition(
-                elapsed < .microseconds(2 * steps) + .milliseconds(20),
-                "matching \(pattern.stateCount) states against \(subject.count) characters took \(elapsed)")
+                fastest < budget,
+                "matching \(pattern.stateCount) states against \(subject.count) characters took \(fastest)")
         }
     }
 }
