@@ -111,56 +111,84 @@ public final class AASAFetcher: Sendable {
     }
 
     private func fetch(_ target: DomainTarget, path: String) async -> (status: Status, result: AASAFetchResult) {
+        let rule = options.connectTo.first { $0.matches(target) }
+        let urlHost = target.host.contains(":") ? "[\(target.host)]" : target.host
+        let url = "https://\(urlHost):\(rule?.connectPort ?? target.effectivePort)\(path)"
         let shownURL = "https://\(target)\(path)"
-        func result(
+        @Sendable func result(
             _ outcome: AASAFetchResult.Outcome, _ diagnostics: [AASADiagnostic] = []
         ) -> (Status, AASAFetchResult) {
             (.other, AASAFetchResult(target: target, url: shownURL, outcome: outcome, diagnostics: diagnostics))
         }
-        switch await get(target, path: path, accept: "application/json", maximumSize: AASAReport.maximumSize) {
-        case .body(let body, contentType: let contentType, truncated: false):
-            return result(.fetched(body: body, contentType: contentType))
-        case .body:
-            return result(
-                .denied,
-                [
-                    .error(
-                        "too-large",
-                        "\(shownURL) is larger than 128 KiB (\(AASAReport.maximumSize) bytes); reading stopped there. Make the file smaller"
+        var request = HTTPClientRequest(url: url)
+        request.headers.replaceOrAdd(name: "Host", value: target.description)
+        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "swcred (apple-app-site-association check)")
+        let timeout = options.totalTimeout
+        let prepared = request
+        do {
+            return try await withTimeout(timeout) { [client] in
+                let response = try await client.execute(prepared, deadline: .now() + Self.timeAmount(timeout))
+                switch response.status.code {
+                case 200:
+                    var body: [UInt8] = []
+                    for try await buffer in response.body {
+                        guard body.count + buffer.readableBytes <= AASAReport.maximumSize else {
+                            return result(
+                                .denied,
+                                [
+                                    .error(
+                                        "too-large",
+                                        "\(shownURL) is larger than 128 KiB (\(AASAReport.maximumSize) bytes); reading stopped there. Make the file smaller"
+                                    )
+                                ])
+                        }
+                        body.append(contentsOf: buffer.readableBytesView)
+                    }
+                    return result(.fetched(body: body, contentType: response.headers.first(name: "Content-Type")))
+                case 300..<400:
+                    let location = response.headers.first(name: "Location") ?? "(no Location header)"
+                    return result(
+                        .denied, [Self.redirectDiagnostic(status: response.status, location: location, target: target)])
+                case 404:
+                    return (
+                        .notFound, AASAFetchResult(target: target, url: shownURL, outcome: .denied, diagnostics: [])
                     )
-                ])
-        case .redirect(let status, let location):
-            return result(.denied, [Self.redirectDiagnostic(status: status, location: location, target: target)])
-        case .status(let status) where status.code == 404:
-            return (.notFound, AASAFetchResult(target: target, url: shownURL, outcome: .denied, diagnostics: []))
-        case .status(let status) where (400..<500).contains(status.code):
-            return result(
-                .denied,
-                [
-                    .error(
-                        "http-\(status.code)",
-                        "\(shownURL) answered HTTP \(status.code) \(status.reasonPhrase): the site denies access to its file"
-                    )
-                ])
-        case .status(let status) where (500..<600).contains(status.code):
-            return result(
-                .unverified,
-                [
-                    .error(
-                        "http-\(status.code)",
-                        "\(shownURL) answered HTTP \(status.code) \(status.reasonPhrase): a server error, try again later"
-                    )
-                ])
-        case .status(let status):
-            return result(
-                .unverified,
-                [.error("http-\(status.code)", "\(shownURL) answered HTTP \(status.code); only 200 counts")])
-        case .failure(let code, let text):
-            return result(.unverified, [.error(code, text)])
+                case 400..<500:
+                    return result(
+                        .denied,
+                        [
+                            .error(
+                                "http-\(response.status.code)",
+                                "\(shownURL) answered HTTP \(response.status.code) \(response.status.reasonPhrase): the site denies access to its file"
+                            )
+                        ])
+                case 500..<600:
+                    return result(
+                        .unverified,
+                        [
+                            .error(
+                                "http-\(response.status.code)",
+                                "\(shownURL) answered HTTP \(response.status.code) \(response.status.reasonPhrase): a server error, try again later"
+                            )
+                        ])
+                default:
+                    return result(
+                        .unverified,
+                        [
+                            .error(
+                                "http-\(response.status.code)",
+                                "\(shownURL) answered HTTP \(response.status.code); only 200 counts")
+                        ])
+                }
+            }
+        } catch {
+            let message = await describe(error, target: target, rule: rule, shownURL: shownURL)
+            return result(.unverified, [.error(message.code, message.text)])
         }
     }
 
-    /// What one GET produced, before anyone judged it.
+    /// What one GET of a page produced, before anyone judged it.
     enum Response: Sendable {
         /// HTTP 200: the body (at most the size limit; `truncated` when there was more).
         case body([UInt8], contentType: String?, truncated: Bool)
@@ -172,33 +200,30 @@ public final class AASAFetcher: Sendable {
         case failure(code: String, text: String)
     }
 
-    /// One GET of `path` on `target` under the fetcher's rules (HTTPS, no redirects, time limits,
-    /// `--connect-to`), reading at most `maximumSize` bytes of a 200 body.
+    /// One GET of `path` on `target` under the same rules as an AASA fetch (HTTPS, no redirects,
+    /// time limits, `--connect-to`), keeping at most `maximumSize` bytes of a 200 body: a longer
+    /// body is cut there, not refused (`site check` reads the start of a home page).
     func get(_ target: DomainTarget, path: String, accept: String, maximumSize: Int) async -> Response {
         let rule = options.connectTo.first { $0.matches(target) }
         let urlHost = target.host.contains(":") ? "[\(target.host)]" : target.host
-        let url = "https://\(urlHost):\(rule?.connectPort ?? target.effectivePort)\(path)"
-        var request = HTTPClientRequest(url: url)
+        var request = HTTPClientRequest(url: "https://\(urlHost):\(rule?.connectPort ?? target.effectivePort)\(path)")
         request.headers.replaceOrAdd(name: "Host", value: target.description)
         request.headers.add(name: "Accept", value: accept)
-        request.headers.add(name: "User-Agent", value: "swcred (apple-app-site-association check)")
+        request.headers.add(name: "User-Agent", value: "swcred (site check)")
         let timeout = options.totalTimeout
         let prepared = request
         do {
             return try await withTimeout(timeout) { [client] in
                 let response = try await client.execute(prepared, deadline: .now() + Self.timeAmount(timeout))
+                let contentType = response.headers.first(name: "Content-Type")
                 switch response.status.code {
                 case 200:
                     var body: [UInt8] = []
                     for try await buffer in response.body {
-                        guard body.count + buffer.readableBytes <= maximumSize else {
-                            body.append(contentsOf: buffer.readableBytesView.prefix(maximumSize - body.count))
-                            return .body(
-                                body, contentType: response.headers.first(name: "Content-Type"), truncated: true)
-                        }
-                        body.append(contentsOf: buffer.readableBytesView)
+                        body.append(contentsOf: buffer.readableBytesView.prefix(maximumSize - body.count))
+                        if body.count == maximumSize { return .body(body, contentType: contentType, truncated: true) }
                     }
-                    return .body(body, contentType: response.headers.first(name: "Content-Type"), truncated: false)
+                    return .body(body, contentType: contentType, truncated: false)
                 case 300..<400:
                     return .redirect(
                         response.status, location: response.headers.first(name: "Location") ?? "(no Location header)")
