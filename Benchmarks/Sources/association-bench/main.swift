@@ -42,4 +42,29 @@ let coverage = measure(count: 200) {
 }
 report.add(row("covering entry among 1,001", coverage, perSample: 1, unit: "lookups"))
 
+// Universal-link matching: a pathological pattern (40 `*a` pairs, then `b`) against a near-miss
+// of 200 `a`s costs about C(200, 40) steps by backtracking; the automaton takes at most
+// states × characters.
+let pathological = try URLPattern(
+    String(repeating: "*a", count: 40) + "b", variables: SubstitutionVariables(), caseSensitive: true)
+let nearMiss = String(repeating: "a", count: 200)
+let glob = measure(count: 50) { precondition(!pathological.matches(nearMiss)) }
+report.add(row("match (*a)x40 b against 200 chars (near miss)", glob, perSample: 1, unit: "matches"))
+
+let longMiss = String(repeating: "a", count: 2_000)
+let globLong = measure(count: 20) { precondition(!pathological.matches(longMiss)) }
+report.add(row("match (*a)x40 b against 2,000 chars (near miss)", globLong, perSample: 1, unit: "matches"))
+
+let linkFile = Array(
+    #"""
+    {"applinks": {"substitutionVariables": {"food": ["burrito", "pizza", "sushi", "samosa"]},
+     "details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [
+       {"#": "no_universal_links", "exclude": true}, {"/": "/help/website/*", "exclude": true},
+       {"/": "/$(lang)_$(region)/$(food)/*", "?": {"cheese": "?*"}}]}]}}
+    """#.utf8)
+let links = ApplinksParser.parse(linkFile)!
+let linkURL = try UniversalLinkURL("https://example.com/en_US/pizza/1?cheese=yes")
+let decide = measure(count: 200) { precondition(links.decide(linkURL, for: app).opens) }
+report.add(row("aasa match decision ($(lang)_$(region)/$(food), 3 patterns)", decide, perSample: 1, unit: "URLs"))
+
 print(report.markdown())

@@ -188,6 +188,55 @@ public final class AASAFetcher: Sendable {
         }
     }
 
+    /// What one GET of a page produced, before anyone judged it.
+    enum Response: Sendable {
+        /// HTTP 200: the body (at most the size limit; `truncated` when there was more).
+        case body([UInt8], contentType: String?, truncated: Bool)
+        /// A 3xx and where it pointed.
+        case redirect(HTTPResponseStatus, location: String)
+        /// Any other status.
+        case status(HTTPResponseStatus)
+        /// No answer: network, TLS or timeout, with a stable code and a message.
+        case failure(code: String, text: String)
+    }
+
+    /// One GET of `path` on `target` under the same rules as an AASA fetch (HTTPS, no redirects,
+    /// time limits, `--connect-to`), keeping at most `maximumSize` bytes of a 200 body: a longer
+    /// body is cut there, not refused (`site check` reads the start of a home page).
+    func get(_ target: DomainTarget, path: String, accept: String, maximumSize: Int) async -> Response {
+        let rule = options.connectTo.first { $0.matches(target) }
+        let urlHost = target.host.contains(":") ? "[\(target.host)]" : target.host
+        var request = HTTPClientRequest(url: "https://\(urlHost):\(rule?.connectPort ?? target.effectivePort)\(path)")
+        request.headers.replaceOrAdd(name: "Host", value: target.description)
+        request.headers.add(name: "Accept", value: accept)
+        request.headers.add(name: "User-Agent", value: "swcred (site check)")
+        let timeout = options.totalTimeout
+        let prepared = request
+        do {
+            return try await withTimeout(timeout) { [client] in
+                let response = try await client.execute(prepared, deadline: .now() + Self.timeAmount(timeout))
+                let contentType = response.headers.first(name: "Content-Type")
+                switch response.status.code {
+                case 200:
+                    var body: [UInt8] = []
+                    for try await buffer in response.body {
+                        body.append(contentsOf: buffer.readableBytesView.prefix(maximumSize - body.count))
+                        if body.count == maximumSize { return .body(body, contentType: contentType, truncated: true) }
+                    }
+                    return .body(body, contentType: contentType, truncated: false)
+                case 300..<400:
+                    return .redirect(
+                        response.status, location: response.headers.first(name: "Location") ?? "(no Location header)")
+                default:
+                    return .status(response.status)
+                }
+            }
+        } catch {
+            let message = await describe(error, target: target, rule: rule, shownURL: "https://\(target)\(path)")
+            return .failure(code: message.code, text: message.text)
+        }
+    }
+
     private static func redirectDiagnostic(
         status: HTTPResponseStatus, location: String, target: DomainTarget
     )

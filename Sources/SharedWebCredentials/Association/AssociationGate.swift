@@ -58,8 +58,9 @@ public struct AssociationGate: Sendable {
         }
     }
 
-    /// Asks the sites of every `webcredentials:` entry of `app` now (or only the entry covering
-    /// `domain`), stores the outcomes and returns the new records with the checks behind them.
+    /// Asks the sites of every entitlement entry of `app` now, of every service (or only the
+    /// entries covering `domain`, one per service), stores the outcomes and returns the new
+    /// records with the checks behind them. Only `webcredentials` verdicts ever gate credentials.
     public func refresh(
         app: RegisteredApp, domain: DomainTarget? = nil
     ) async throws -> [(
@@ -68,13 +69,13 @@ public struct AssociationGate: Sendable {
         guard let verifier else {
             throw SharedWebCredentialsError(.networkFailure, "cannot verify while offline; drop --offline")
         }
-        var entries = app.entitlements.webcredentialsEntries
+        var entries = app.entitlements.entries
         if let domain {
-            guard let entry = app.entitlements.webcredentialsEntry(covering: domain) else {
+            entries = app.entitlements.entries(covering: domain)
+            guard !entries.isEmpty else {
                 throw SharedWebCredentialsError(
-                    .missingEntitlement, "\(domain) is not covered by a webcredentials: entry of \(app.identifier)")
+                    .missingEntitlement, "\(domain) is not covered by any entitlement entry of \(app.identifier)")
             }
-            entries = [entry]
         }
         let checks = await verifier.verify(entries.map { (app.identifier, $0) })
         let time = now()

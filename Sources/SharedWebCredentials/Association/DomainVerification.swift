@@ -12,7 +12,7 @@ public enum AssociationVerdict: String, Sendable, Codable, CaseIterable {
 public struct DomainVerification: Sendable {
     /// The app.
     public let app: ApplicationIdentifier
-    /// The `webcredentials:` entry verified (its AASA comes from ``aasaTarget``).
+    /// The entitlement entry verified, of any service (its AASA comes from ``aasaTarget``).
     public let entry: AssociatedDomainEntry
     /// The verdict of this check alone (before the re-check policy is applied).
     public let verdict: AssociationVerdict

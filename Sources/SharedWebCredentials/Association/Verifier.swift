@@ -81,7 +81,7 @@ public struct Verifier: Sendable {
         }
     }
 
-    /// Judges one pair against a fetch result.
+    /// Judges one pair against a fetch result, for the entry's own service.
     static func judge(
         app: ApplicationIdentifier, entry: AssociatedDomainEntry, fetch: AASAFetchResult
     )
@@ -102,10 +102,10 @@ public struct Verifier: Sendable {
         case .fetched(let body, let contentType):
             let digest = Array(SHA256.hash(data: body))
             let report = AASAParser.check(body, contentType: contentType)
-            if report.approves(app) {
+            if report.approves(app, for: entry.service) {
                 return verdict(.approved, fetch.diagnostics + report.warnings, digest: digest)
             }
-            let refusal = report.isValid ? report.explainRefusal(of: app) : []
+            let refusal = report.isValid ? report.explainRefusal(of: app, for: entry.service) : []
             return verdict(.denied, fetch.diagnostics + report.diagnostics + refusal, digest: digest)
         }
     }

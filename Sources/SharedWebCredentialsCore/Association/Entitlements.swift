@@ -108,8 +108,6 @@ public struct Entitlements: Hashable, Sendable {
     /// The `webcredentials:` entry that governs `target`: an exact entry beats a wildcard, and a
     /// more specific wildcard beats a broader one. Nil if none covers it.
     public func webcredentialsEntry(covering target: DomainTarget) -> AssociatedDomainEntry? {
-        let covering = webcredentialsEntries.filter { $0.covers(target) }
-        return covering.first { !$0.isWildcard }
-            ?? covering.filter(\.isWildcard).max { $0.host.count < $1.host.count }
+        entry(.webcredentials, covering: target)
     }
 }

@@ -33,7 +33,9 @@ struct AASACheckCommand: AsyncParsableCommand {
         let approved = app.map { report.approves($0) }
         let explanations = app.map { report.explainRefusal(of: $0) } ?? []
         let errors = checked.fetchErrors + report.errors + explanations.filter { $0.severity == .error }
-        let warnings = checked.fetchWarnings + report.warnings + explanations.filter { $0.severity == .warning }
+        let patternWarnings = checked.body.flatMap(ApplinksParser.parse)?.diagnostics ?? []
+        let warnings =
+            checked.fetchWarnings + report.warnings + patternWarnings + explanations.filter { $0.severity == .warning }
         let valid = checked.fetchErrors.isEmpty && report.isValid
         if json {
             try printJSON(

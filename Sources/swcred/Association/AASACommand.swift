@@ -4,6 +4,6 @@ import ArgumentParser
 struct AASACommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "aasa",
-        abstract: "Check apple-app-site-association files.",
-        subcommands: [AASACheckCommand.self])
+        abstract: "Check apple-app-site-association files and the universal links they allow.",
+        subcommands: [AASACheckCommand.self, AASAMatchCommand.self])
 }

@@ -15,6 +15,8 @@ enum AASASourceChecker {
         var fetchWarnings: [AASADiagnostic] = []
         /// Whether the site could not be asked (network, TLS, 5xx): exit 10.
         var unreachable = false
+        /// The file's bytes, when there was one to read.
+        var body: [UInt8]?
     }
 
     static func check(_ source: String, options: NetworkOptions) async throws -> Checked {
@@ -46,7 +48,7 @@ enum AASASourceChecker {
             guard let data = FileManager.default.contents(atPath: source) else {
                 throw SharedWebCredentialsError(.invalidInput, "cannot read \(source): check its permissions")
             }
-            return Checked(location: source, report: AASAParser.check(Array(data), path: source))
+            return Checked(location: source, report: AASAParser.check(Array(data), path: source), body: Array(data))
         }
         if source.contains("/") {
             throw SharedWebCredentialsError(
@@ -55,7 +57,8 @@ enum AASASourceChecker {
         return try await fetch(try DomainTarget(source), options: options)
     }
 
-    private static func fetch(_ target: DomainTarget, options: NetworkOptions) async throws -> Checked {
+    /// Fetches and checks the file of `target`.
+    static func fetch(_ target: DomainTarget, options: NetworkOptions) async throws -> Checked {
         if options.offline {
             throw SharedWebCredentialsError(.networkFailure, "cannot fetch \(target) with --offline; drop --offline")
         }
@@ -68,6 +71,7 @@ enum AASASourceChecker {
         switch result.outcome {
         case .fetched(let body, let contentType):
             checked.report = AASAParser.check(body, contentType: contentType)
+            checked.body = body
         case .denied:
             break
         case .unverified:

@@ -6,16 +6,20 @@ import SharedWebCredentials
 struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Fetch the AASA files of an app's webcredentials domains now, store and print the verdicts.",
+        abstract: "Fetch the AASA files of an app's associated domains now, store and print the verdicts.",
         discussion: """
-            Exit status: 0 when every verdict is approved, 4 when a site denies the app, 10 when a \
-            site could not be reached (network, TLS, 5xx).
+            Every entry of the entitlement is verified: webcredentials, applinks, appclips and \
+            activitycontinuation, each against its own list in the site's file. Only webcredentials \
+            verdicts let an app use credentials; the others are reported. Exit status (from the \
+            webcredentials verdicts, or from all verdicts when the app has no webcredentials entry): \
+            0 when every verdict is approved, 4 when a site denies the app, 10 when a site could \
+            not be reached (network, TLS, 5xx).
             """)
 
     @Argument(help: ArgumentHelp("The application identifier.", valueName: "APPID"))
     var app: String
 
-    @Option(help: ArgumentHelp("Only the entry covering this host[:port].", valueName: "HOST"))
+    @Option(help: ArgumentHelp("Only the entries covering this host[:port].", valueName: "HOST"))
     var domain: String?
 
     @Flag(help: "Print JSON.")
@@ -43,24 +47,25 @@ struct VerifyCommand: AsyncParsableCommand {
             print(AssociationTable.text(results.map(\.record)))
             for (_, check) in results {
                 for reason in check.reasons {
-                    TextOutput.line("\(AssociationStore.domainKey(for: check.entry)): \(reason)")
+                    TextOutput.line("\(check.entry.service.rawValue):\(AssociationStore.domainKey(for: check.entry)): \(reason)")
                 }
             }
         }
         if results.isEmpty {
-            throw SharedWebCredentialsError(.missingEntitlement, "\(app) has no webcredentials: entry to verify")
+            throw SharedWebCredentialsError(.missingEntitlement, "\(app) has no entitlement entry to verify")
         }
-        let checks = results.map(\.check)
+        let gating = results.map(\.check).filter { $0.entry.service == .webcredentials }
+        let checks = gating.isEmpty ? results.map(\.check) : gating
         if let denied = checks.first(where: { $0.verdict == .denied }) {
             throw SharedWebCredentialsError(
                 .notApproved,
-                "\(AssociationStore.domainKey(for: denied.entry)) does not approve \(app): \(denied.summary ?? "not listed")"
+                "\(denied.entry.service.rawValue):\(AssociationStore.domainKey(for: denied.entry)) does not approve \(app): \(denied.summary ?? "not listed")"
             )
         }
         if let failed = checks.first(where: { $0.verdict == .unverified }) {
             throw SharedWebCredentialsError(
                 .networkFailure,
-                "could not verify \(AssociationStore.domainKey(for: failed.entry)): \(failed.summary ?? "network failure")"
+                "could not verify \(failed.entry.service.rawValue):\(AssociationStore.domainKey(for: failed.entry)): \(failed.summary ?? "network failure")"
             )
         }
     }

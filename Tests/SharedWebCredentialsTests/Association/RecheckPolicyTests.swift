@@ -148,7 +148,7 @@ struct RecheckPolicyTests {
         #expect(!policy.isDue(record, at: approvedAt + 4 * 86_400))
     }
 
-    @Test("refresh verifies every webcredentials entry now and stores the verdicts")
+    @Test("refresh verifies every entry of every service now and stores the verdicts")
     func refresh() async throws {
         let clock = ManualClock()
         let registry = database.vault.apps
@@ -168,8 +168,13 @@ struct RecheckPolicyTests {
         ) { verifier, _ in
             let gate = AssociationGate(store: store, verifier: verifier, now: { clock.now })
             let results = try await gate.refresh(app: app)
-            #expect(results.map(\.record.verdict) == [.approved, .denied])
-            #expect(try store.all().map(\.domain) == ["*.example.org", "example.com"])
+            // The applinks entry is judged against applinks.details, which the file does not have.
+            #expect(results.map(\.record.verdict) == [.approved, .denied, .denied])
+            #expect(results.map(\.record.service) == [.webcredentials, .webcredentials, .applinks])
+            #expect(
+                try store.all().map { "\($0.service.rawValue):\($0.domain)" } == [
+                    "applinks:example.com", "webcredentials:*.example.org", "webcredentials:example.com",
+                ])
             let offline = AssociationGate(store: store, verifier: nil, now: { clock.now })
             await #expect(throws: SharedWebCredentialsError.self) { try await offline.refresh(app: app) }
         }
