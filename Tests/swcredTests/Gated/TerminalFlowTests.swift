@@ -76,6 +76,21 @@ struct TerminalFlowTests {
         }
     }
 
+    @Test("an empty answer declines: only y or yes agrees")
+    func emptyAnswerDeclines() async throws {
+        try await GatedFixture.with { fixture in
+            try save(fixture, account: "frank", password: "Frank-Pw-444")
+            let terminal = try session(
+                fixture, ["delete", "--app", Self.app, "--domain", "shop.example", "--account", "frank"])
+            try terminal.waitFor("Delete the saved password for \"frank\" on shop.example? [y/N]")
+            try terminal.type("Enter")
+            #expect(try terminal.exitStatus() == 6)
+            try fixture.expect(
+                ["request", "--app", Self.app, "--domain", "shop.example", "--account", "frank", "--all"], status: 0,
+                network: true)
+        }
+    }
+
     @Test("--password-stdin on a terminal prompts without echo")
     func passwordPrompt() async throws {
         try await GatedFixture.with { fixture in

@@ -1,0 +1,79 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import SharedWebCredentials
+
+/// The gate answers exactly what was asked: a site's verdict counts for that site's port only,
+/// and a request for one account releases that account only. Verdicts are stored ones (offline),
+/// so the test is about scope, not about fetching.
+@Suite("Gate scope: a verdict per port, a release per account")
+struct GateScopeTests {
+    static let app = try! ApplicationIdentifier("ABCDE12345.com.example.app")
+
+    let directory: TemporaryDirectory
+    let vault: Vault
+    let facade: SharedWebCredentials
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        vault = try VaultTestSupport.makeVault(in: directory)
+        let entitlements = try Entitlements(strings: [
+            "webcredentials:shop.example", "webcredentials:shop.example:8443",
+        ])
+        try vault.apps.register(Self.app, entitlements: entitlements, at: Date())
+        facade = SharedWebCredentials(app: Self.app, vault: vault, verifier: nil)
+    }
+
+    private func approve(_ entry: String) throws {
+        let now = Date()
+        try vault.associations.save(
+            AssociationRecord(
+                service: .webcredentials, app: Self.app,
+                domain: AssociationStore.domainKey(for: try AssociatedDomainEntry(entry)), verdict: .approved,
+                checkedAt: now, nextCheck: now + 86_400, lastError: nil, retryCount: 0, documentDigest: nil,
+                approvedAt: now))
+    }
+
+    private func code(_ body: () async throws -> Void) async -> SharedWebCredentialsError.Code? {
+        do {
+            try await body()
+            return nil
+        } catch let error as SharedWebCredentialsError {
+            return error.code
+        } catch {
+            return .internalError
+        }
+    }
+
+    @Test("an approval stored for one port does not approve the host's other port")
+    func verdictPerPort() async throws {
+        try approve("webcredentials:shop.example:8443")
+        #expect(try await facade.generatePassword(for: DomainTarget("shop.example:8443")).style == .strong)
+        #expect(
+            await code { _ = try await facade.generatePassword(for: DomainTarget("shop.example")) } == .networkFailure,
+            "shop.example:443 was never verified")
+        #expect(
+            try vault.associations.record(app: Self.app, entry: AssociatedDomainEntry("webcredentials:shop.example"))
+                == nil)
+        try approve("webcredentials:shop.example")
+        #expect(try await facade.generatePassword(for: DomainTarget("shop.example")).style == .strong)
+    }
+
+    @Test("a request for one account releases only that account")
+    func requestOneAccount() async throws {
+        try approve("webcredentials:shop.example")
+        for account in ["alice", "bob", "carol"] {
+            try vault.credentials.upsert(
+                server: "shop.example", account: account, password: SecureBytes(utf8: "Pw-\(account)-1"))
+        }
+        let released = try await facade.request(domain: DomainTarget("shop.example"), account: "bob")
+        #expect(released.map(\.account) == ["bob"])
+        #expect(released.map { $0.password.exposedString() } == ["Pw-bob-1"])
+        #expect(
+            try await facade.request(domain: DomainTarget("shop.example")).map(\.account) == ["alice", "bob", "carol"])
+        #expect(
+            await code { _ = try await facade.request(domain: DomainTarget("shop.example"), account: "dave") }
+                == .itemNotFound)
+    }
+}
