@@ -9,7 +9,7 @@ public enum ApplinksParser {
     /// (``AASAParser/check(_:contentType:path:)`` says why).
     public static func parse(_ bytes: [UInt8]) -> ApplinksConfiguration? {
         guard !bytes.starts(with: [0xEF, 0xBB, 0xBF]), String(validating: bytes, as: UTF8.self) != nil,
-            let root = try? StrictJSONParser.parse(bytes), case .object = root
+            let root = try? StrictJSONParser.parse(bytes).value, case .object = root
         else { return nil }
         return parse(root: root)
     }
