@@ -47,7 +47,8 @@ struct VerifyCommand: AsyncParsableCommand {
             print(AssociationTable.text(results.map(\.record)))
             for (_, check) in results {
                 for reason in check.reasons {
-                    TextOutput.line("\(check.entry.service.rawValue):\(AssociationStore.domainKey(for: check.entry)): \(reason)")
+                    TextOutput.line(
+                        "\(check.entry.service.rawValue):\(AssociationStore.domainKey(for: check.entry)): \(reason)")
                 }
             }
         }
