@@ -18,6 +18,18 @@ public final class TemporaryDirectory: Sendable {
         url.appendingPathComponent(name).path
     }
 
+    /// Writes `contents` to a new file `name` readable by its owner only (0600), as swcred
+    /// requires of passphrase and key files, and returns its path.
+    @discardableResult
+    public func writePrivateFile(_ name: String, _ contents: String) throws -> String {
+        let file = path(name)
+        guard
+            FileManager.default.createFile(
+                atPath: file, contents: Data(contents.utf8), attributes: [.posixPermissions: 0o600])
+        else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file]) }
+        return file
+    }
+
     deinit {
         try? FileManager.default.removeItem(at: url)
     }

@@ -235,7 +235,7 @@ struct UniversalLinkCommandTests {
     @Test("verify and show cover applinks, appclips and activitycontinuation; only webcredentials sets the exit status")
     func verifyEveryService() async throws {
         let vault = directory.path("vault.sqlite")
-        let environment = ["SWCRED_PASSPHRASE": "test passphrase"]
+        let environment = ["SWCRED_PASSPHRASE": "test passphrase: violet kernel umbrella frost 93"]
         func run(_ arguments: [String]) throws -> SwcredProcess.Result {
             try SwcredProcess.run(arguments + ["--vault", vault], environment: environment)
         }

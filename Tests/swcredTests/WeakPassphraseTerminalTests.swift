@@ -18,12 +18,10 @@ struct WeakPassphraseTerminalTests {
         _ arguments: [String], in directory: TemporaryDirectory, passphrase: String, newPassphrase: String? = nil,
         answer: String?
     ) throws -> (Int32, String) {
-        let file = directory.path("passphrase-\(UUID().uuidString)")
-        try Data(passphrase.utf8).write(to: URL(fileURLWithPath: file))
+        let file = try directory.writePrivateFile("passphrase-\(UUID().uuidString)", passphrase)
         var extra = ["--passphrase-file", file]
         if let newPassphrase {
-            let newFile = directory.path("new-\(UUID().uuidString)")
-            try Data(newPassphrase.utf8).write(to: URL(fileURLWithPath: newFile))
+            let newFile = try directory.writePrivateFile("new-\(UUID().uuidString)", newPassphrase)
             extra += ["--new-passphrase-file", newFile]
         }
         let terminal = try TerminalSession(

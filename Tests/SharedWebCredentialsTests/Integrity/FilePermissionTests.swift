@@ -75,7 +75,7 @@ struct FilePermissionTests {
         #expect(error?.message.contains("chmod 700 \(directory.url.path)") == true, "\(String(describing: error))")
         let initInside = try SwcredProcess.run(
             ["init", "--vault", directory.path("second.sqlite"), "--kdf-opslimit", "1", "--kdf-memlimit", "8192"],
-            environment: ["SWCRED_PASSPHRASE": "x"])
+            environment: ["SWCRED_PASSPHRASE": "test passphrase: violet kernel umbrella frost 93"])
         #expect(initInside.status == 2 && initInside.stderr.contains("chmod 700"), "\(initInside.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory.path("second.sqlite")))
         chmod(directory.url.path, 0o700)
@@ -91,7 +91,8 @@ struct FilePermissionTests {
                 "-c", #"umask 000 && exec "$0" init --vault "$1" --kdf-opslimit 1 --kdf-memlimit 8192"#,
                 SwcredProcess.executableURL.path, path,
             ],
-            environment: ["SWCRED_PASSPHRASE": "x"], executable: URL(fileURLWithPath: "/bin/sh"))
+            environment: ["SWCRED_PASSPHRASE": "test passphrase: violet kernel umbrella frost 93"],
+            executable: URL(fileURLWithPath: "/bin/sh"))
         #expect(shell.status == 0, "\(shell.stderr)")
         for created in ["a", "a/b", "a/b/c"] {
             #expect(try mode(directory.path(created)) == 0o700, "\(created)")

@@ -35,7 +35,7 @@ struct KeyChangeTests {
         let leaked = try vaultMetaRow(vault.path)
         let environment = [
             "SWCRED_VAULT": vault.path, "SWCRED_PASSPHRASE": Support.passphrase,
-            "SWCRED_NEW_PASSPHRASE": "second passphrase",
+            "SWCRED_NEW_PASSPHRASE": "second passphrase: amber quasar lattice ferry 71",
         ]
         let passwd = try SwcredProcess.run(["passwd"], environment: environment)
         #expect(passwd.status == 0, "\(passwd.stderr)")
@@ -47,7 +47,7 @@ struct KeyChangeTests {
         let rekeyed = try SwcredProcess.run(["passwd", "--rekey"], environment: environment)
         #expect(rekeyed.status == 0, "\(rekeyed.stderr)")
         #expect(rekeyed.stdout.contains("rotated the vault key"))
-        let current = try Support.open(vault.path, passphrase: "second passphrase")
+        let current = try Support.open(vault.path, passphrase: "second passphrase: amber quasar lattice ferry 71")
         #expect(try current.credentials.find(server: "example.com").map(\.passwordText) == ["alice-pw"])
         try current.verifyIntegrity()
         // The leaked row unwraps the old vault key, which opens nothing that is stored now.
@@ -90,7 +90,9 @@ struct KeyChangeTests {
         for (fifo, (process, _)) in zip(fifos, processes) {
             writers.append(try openWhenReaderArrives(fifo, process: process))
         }
-        for (descriptor, passphrase) in zip(writers, ["winner one", "winner two"]) {
+        for (descriptor, passphrase) in zip(
+            writers, ["winner one: cobalt meadow pivot sundial 48", "winner two: russet glacier tonic harbor 26"])
+        {
             _ = passphrase.withCString { write(descriptor, $0, strlen($0)) }
             close(descriptor)
         }
@@ -103,8 +105,12 @@ struct KeyChangeTests {
         #expect(outcomes.map(\.status).sorted() == [0, 7], "\(outcomes)")
         let loser = try #require(outcomes.first { $0.status == 7 })
         #expect(loser.stderr.contains("Another process changed the passphrase"), "\(loser.stderr)")
-        let winner = outcomes[0].status == 0 ? "winner one" : "winner two"
-        let loserPassphrase = outcomes[0].status == 0 ? "winner two" : "winner one"
+        let winner =
+            outcomes[0].status == 0
+            ? "winner one: cobalt meadow pivot sundial 48" : "winner two: russet glacier tonic harbor 26"
+        let loserPassphrase =
+            outcomes[0].status == 0
+            ? "winner two: russet glacier tonic harbor 26" : "winner one: cobalt meadow pivot sundial 48"
         #expect(try Support.open(vault.path, passphrase: winner).credentials.count() == 1)
         #expect(failure { _ = try Support.open(vault.path, passphrase: loserPassphrase) }?.code == .vaultLocked)
     }

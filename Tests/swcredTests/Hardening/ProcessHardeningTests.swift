@@ -10,7 +10,7 @@ import Testing
 /// and a warning when secrets cannot be locked into RAM.
 @Suite("swcred process hardening", .serialized)
 struct ProcessHardeningTests {
-    static let passphrase = ["SWCRED_PASSPHRASE": "test passphrase"]
+    static let passphrase = ["SWCRED_PASSPHRASE": "test passphrase: violet kernel umbrella frost 93"]
 
     /// Creates a vault in `directory` and returns the environment that opens it.
     static func makeVault(in directory: TemporaryDirectory) throws -> [String: String] {

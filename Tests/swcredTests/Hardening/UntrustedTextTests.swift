@@ -34,7 +34,9 @@ struct UntrustedTextTests {
     func verifyAndShowEscape() async throws {
         let directory = try TemporaryDirectory()
         let vault = directory.path("vault.sqlite")
-        let environment = ["SWCRED_VAULT": vault, "SWCRED_PASSPHRASE": "test passphrase"]
+        let environment = [
+            "SWCRED_VAULT": vault, "SWCRED_PASSPHRASE": "test passphrase: violet kernel umbrella frost 93",
+        ]
         func run(_ arguments: [String]) throws -> SwcredProcess.Result {
             try SwcredProcess.run(arguments, environment: environment)
         }

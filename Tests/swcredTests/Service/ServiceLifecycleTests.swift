@@ -94,7 +94,10 @@ struct ServiceLifecycleTests {
         }
         try await Task.sleep(for: .seconds(2))
         let status = service.stop(signal: signal)
-        #expect(status == expectStatus, "\(service.log.suffix(2000))")
+        #expect(
+            status == expectStatus,
+            "\(service.log.split(separator: "\n").filter { $0.contains("Fatal") || $0.contains("error") }.prefix(20))\n\(service.log.suffix(2000))"
+        )
         var all: [String] = []
         for writer in writers { all += try await writer.value }
         #expect(all.count > 8, "the load wrote something before the signal")

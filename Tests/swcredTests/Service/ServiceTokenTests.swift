@@ -74,8 +74,7 @@ struct ServiceTokenTests {
         try await ServiceFixture.with { fixture in
             try fixture.start()
             let token = try fixture.token()
-            let tokenFile = fixture.gated.directory.path("token")
-            try Data((token + "\n").utf8).write(to: URL(fileURLWithPath: tokenFile))
+            let tokenFile = try fixture.gated.directory.writePrivateFile("token", token + "\n")
             let viaFile = try SwcredProcess.run(
                 [
                     "request", "--app", Self.app, "--domain", "shop.example", "--server", fixture.socketPath,
