@@ -8,6 +8,7 @@ import NIOCore
 import NIOSSL
 import ServiceLifecycle
 import SharedWebCredentials
+import UnixSignals
 
 /// `swcred serve`: one process that holds the unlocked vault and serves the gated operations to
 /// apps over HTTP on a Unix socket (and optionally TLS on TCP), until SIGTERM or SIGINT.
@@ -88,10 +89,30 @@ public enum VaultService {
         if let lockAfter = configuration.lockAfter {
             services.append(IdleLocker(holder: holder, interval: lockAfter, logger: logger))
         }
-        var groupConfiguration = ServiceGroupConfiguration(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        var groupConfiguration = ServiceGroupConfiguration(services: services, logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGrace
-        try await ServiceGroup(configuration: groupConfiguration).run()
+        let group = ServiceGroup(configuration: groupConfiguration)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            tasks.addTask { await shutDownOnSignal(group, socketPath: socketPath, logger: logger) }
+            try await tasks.next()
+            tasks.cancelAll()
+        }
+    }
+
+    /// Waits for SIGTERM or SIGINT, then shuts the service group down gracefully. First the socket
+    /// file is removed, so that no new client can connect, and the connections already in the
+    /// accept backlog get a moment to be taken up: a connection accepted while the listener
+    /// closes is dropped unserved by NIO's async server channel, which traps
+    /// ("Deinited NIOAsyncWriter without calling finish()", apple/swift-nio#2813).
+    private static func shutDownOnSignal(_ group: ServiceGroup, socketPath: String, logger: Logger) async {
+        for await signal in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
+            logger.notice("shutting down", metadata: ["signal": "\(signal)"])
+            unlink(socketPath)
+            try? await Task.sleep(for: .milliseconds(200))
+            await group.triggerGracefulShutdown()
+            return
+        }
     }
 }
 
