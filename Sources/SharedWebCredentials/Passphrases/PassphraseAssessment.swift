@@ -22,18 +22,22 @@ public struct PassphraseAssessment: Sendable, Equatable {
     public let estimatedBits: Double
     /// The Argon2id parameters judged with it.
     public let parameters: KDFParameters
+    /// Whether only the first ``PassphraseStrength/judgedCharacterLimit`` characters were judged.
+    public let judgedPrefixOnly: Bool
 
     /// Judges an estimate of `estimatedBits` under `parameters`.
-    public init(estimatedBits: Double, parameters: KDFParameters) {
+    public init(estimatedBits: Double, parameters: KDFParameters, judgedPrefixOnly: Bool = false) {
         self.estimatedBits = estimatedBits
         self.parameters = parameters
+        self.judgedPrefixOnly = judgedPrefixOnly
     }
 
     /// Judges `passphrase` under `parameters`; `context` as in
     /// ``PassphraseStrength/estimatedBits(of:context:)``.
     public init(passphrase: SecureBytes, parameters: KDFParameters, context: [String] = []) {
         self.init(
-            estimatedBits: PassphraseStrength.estimatedBits(of: passphrase, context: context), parameters: parameters)
+            estimatedBits: PassphraseStrength.estimatedBits(of: passphrase, context: context), parameters: parameters,
+            judgedPrefixOnly: PassphraseStrength.exceedsJudgedLength(passphrase))
     }
 
     /// The modelled attacker's guesses per second.
@@ -55,8 +59,11 @@ public struct PassphraseAssessment: Sendable, Equatable {
     public var explanation: String {
         let bits = String(format: "%.1f", estimatedBits)
         let passes = parameters.opslimit == 1 ? "1 pass" : "\(parameters.opslimit) passes"
+        let judged =
+            judgedPrefixOnly
+            ? " for its first \(PassphraseStrength.judgedCharacterLimit) characters (later ones are not counted)" : ""
         return
-            "zxcvbn estimates \(bits) bits, and Argon2id with \(passes) over \(ApproximateWording.bytes(parameters.memlimit)) "
+            "zxcvbn estimates \(bits) bits\(judged), and Argon2id with \(passes) over \(ApproximateWording.bytes(parameters.memlimit)) "
             + "lets one GPU try about \(ApproximateWording.number(guessesPerSecond)) guesses per second: "
             + "\(ApproximateWording.duration(seconds: secondsToExhaust)) to try them all"
     }

@@ -34,6 +34,23 @@ struct PassphraseStrengthTests {
         #expect(withNul == short)
     }
 
+    @Test("only the first 40 characters are judged, cut between characters, and the explanation says so")
+    func judgedPrefix() {
+        let strongTail = "Xq7#vR2!mK9@pL4$wZ8&"
+        let weakStart = String(repeating: "a", count: 40)
+        #expect(bits(weakStart + strongTail) == bits(weakStart))
+        #expect(bits(strongTail + weakStart) > 60)
+        let accented = String(repeating: "\u{e9}", count: 40)
+        #expect(bits(accented + "zz") == bits(accented))
+        #expect(bits(String(accented.dropLast()) + "z") != bits(String(accented.dropLast()) + "\u{e9}"))
+        let long = PassphraseAssessment(passphrase: SecureBytes(utf8: weakStart + strongTail), parameters: .default)
+        #expect(long.verdict == .tooWeak)
+        #expect(long.explanation.contains("for its first 40 characters (later ones are not counted)"))
+        let exact = PassphraseAssessment(passphrase: SecureBytes(utf8: weakStart), parameters: .default)
+        #expect(!exact.judgedPrefixOnly)
+        #expect(!exact.explanation.contains("first 40"))
+    }
+
     @Test("guesses per second = 3.35e12 / (3 x memlimit x opslimit), capped at 10^9")
     func attackRate() throws {
         #expect(abs(OfflineAttackModel.guessesPerSecond(.default) - 3.35e12 / (3 * 67_108_864 * 3)) < 1e-9)
