@@ -5,14 +5,15 @@ import Hummingbird
 import Logging
 
 /// Wraps every route: refuses peers of another uid, turns every failure into the one JSON error
-/// shape, and logs one line per request (method, path, status, time, peer pid and uid, never a
-/// body, a header value, a token or an account).
+/// shape, logs one line per request (method, route, status, time, peer pid and uid, never a body,
+/// a header value, a token or an account) and counts it in the metrics.
 struct ServiceMiddleware: RouterMiddleware {
     typealias Context = ServiceRequestContext
 
     let allowedUIDs: Set<UInt32>
     let ownUID: UInt32 = getuid()
     let logger: Logger
+    let metrics: ServiceMetrics
 
     /// Routes only the owner may call, which are served on the Unix socket only.
     static let ownerRoutes: Set<String> = ["/v1/lock", "/v1/unlock", "/v1/consent/next", "/v1/consent/answer"]
@@ -46,8 +47,13 @@ struct ServiceMiddleware: RouterMiddleware {
                     message: "the service failed on this request; see its log"))
         }
         let elapsed = ContinuousClock.now - start
+        // The matched route's template, never the raw path: a client may put anything in a path.
+        let route = context.endpointPath ?? "NotFound"
+        metrics.recordRequest(
+            route: route, method: request.method.rawValue, status: response.status.code,
+            duration: elapsed)
         var metadata: Logger.Metadata = [
-            "method": "\(request.method.rawValue)", "path": "\(request.uri.path)",
+            "method": "\(request.method.rawValue)", "route": "\(route)",
             "status": "\(response.status.code)",
             "micros": "\(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)",
         ]

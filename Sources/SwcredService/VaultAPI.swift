@@ -9,6 +9,7 @@ import SharedWebCredentials
 struct VaultAPI: Sendable {
     let holder: VaultHolder
     let verifier: Verifier?
+    let metrics: ServiceMetrics
     let policy: RecheckPolicy
     let throttle: FailedAuthenticationThrottle
     let bodyTimeout: Duration
@@ -19,6 +20,11 @@ struct VaultAPI: Sendable {
     func register(on router: Router<ServiceRequestContext>) {
         router.get("/v1/health") { _, _ in
             try json(HealthBody(version: ServiceVersion.current, locked: holder.isLocked))
+        }
+        router.get("/metrics") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition(locked: holder.isLocked))))
         }
         router.post("/v1/credentials/request") { request, context in try await requestCredentials(request, context) }
         router.put("/v1/credentials") { request, context in try await saveCredential(request, context) }
@@ -42,7 +48,7 @@ struct VaultAPI: Sendable {
                 status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
                 message: "include_shared needs a domain: it adds the domains that share that one's sign-in")
         }
-        let matches = try await library {
+        let matches = try await gated(.request) {
             try await caller.facade.request(
                 domain: domain, account: body.account, includeShared: body.includeShared ?? false)
         }
@@ -61,7 +67,7 @@ struct VaultAPI: Sendable {
         let caller = try await authenticate(request, context, permission: .add, claimedApp: body.app)
         let domain = try parseDomain(body.domain)
         let password = SecureBytes(utf8: body.password)
-        let outcome = try await library {
+        let outcome = try await gated(.save) {
             try await caller.facade.add(domain: domain, account: body.account, password: password) { change in
                 await confirm(change, caller: caller)
             }
@@ -73,7 +79,7 @@ struct VaultAPI: Sendable {
         let body = try await decode(CredentialDeleteBody.self, request, context)
         let caller = try await authenticate(request, context, permission: .delete, claimedApp: body.app)
         let domain = try parseDomain(body.domain)
-        let outcome = try await library {
+        let outcome = try await gated(.delete) {
             try await caller.facade.delete(domain: domain, account: body.account) { change in
                 await confirm(change, caller: caller)
             }
@@ -112,7 +118,7 @@ struct VaultAPI: Sendable {
         }
         let rules = body.rules.map { PasswordRulesParser.parse($0).rules }
         let domain = try body.domain.map(parseDomain)
-        let generator = try await library { () async throws -> PasswordGenerator in
+        let generator = try await gated(.generate) { () async throws -> PasswordGenerator in
             if let domain { return try await caller.facade.passwordGenerator(for: domain, rules: rules) }
             if let rules { return try PasswordGenerator(rules: rules) }
             return PasswordGenerator(style: style ?? .strong)
@@ -322,12 +328,16 @@ struct VaultAPI: Sendable {
         try librarySync { try DomainTarget(text, allowDeveloperHosts: true) }
     }
 
-    /// Runs a library call, turning its errors into API errors; an operation that finds the vault
-    /// key rotated elsewhere locks the service, so that it never writes with a stale key.
-    private func library<T>(_ body: () async throws -> T) async throws -> T {
+    /// Runs a call of the gate, counting its decision, and turns its errors into API errors; an
+    /// operation that finds the vault key rotated elsewhere locks the service, so that it never
+    /// writes with a stale key.
+    private func gated<T>(_ operation: GateOperation, _ body: () async throws -> T) async throws -> T {
         do {
-            return try await body()
+            let result = try await body()
+            metrics.recordGateDecision(operation: operation, outcome: "allowed")
+            return result
         } catch let error as SharedWebCredentialsError {
+            metrics.recordGateDecision(operation: operation, outcome: error.code.rawValue)
             if error.code == .vaultLocked { holder.lock() }
             throw APIError(error)
         }

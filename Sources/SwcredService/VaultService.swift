@@ -44,13 +44,16 @@ public enum VaultService {
         holder: VaultHolder, verifier: Verifier?, configuration: ServiceConfiguration, logger: Logger,
         _ onListening: @escaping @Sendable () -> Void
     ) async throws {
+        let metrics = ServiceMetrics()
         let api = VaultAPI(
-            holder: holder, verifier: verifier, policy: configuration.recheckPolicy,
+            holder: holder, verifier: verifier?.observed { metrics.recordVerification($0.verdict, background: false) },
+            metrics: metrics, policy: configuration.recheckPolicy,
             throttle: FailedAuthenticationThrottle(),
             bodyTimeout: configuration.bodyTimeout, consent: ConsentBroker(timeout: configuration.consentTimeout),
             logger: logger)
         let router = Router(context: ServiceRequestContext.self)
-        router.add(middleware: ServiceMiddleware(allowedUIDs: configuration.allowedUIDs, logger: logger))
+        router.add(
+            middleware: ServiceMiddleware(allowedUIDs: configuration.allowedUIDs, logger: logger, metrics: metrics))
         api.register(on: router)
         let http = HTTP1Channel.Configuration(idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds))
         let socketPath = configuration.socketPath
@@ -83,7 +86,9 @@ public enum VaultService {
         if let verifier {
             services.append(
                 BackgroundReverifier(
-                    holder: holder, verifier: verifier, policy: configuration.recheckPolicy,
+                    holder: holder,
+                    verifier: verifier.observed { metrics.recordVerification($0.verdict, background: true) },
+                    policy: configuration.recheckPolicy,
                     interval: configuration.reverifyInterval, logger: logger))
         }
         if let lockAfter = configuration.lockAfter {

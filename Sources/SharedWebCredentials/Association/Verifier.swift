@@ -5,11 +5,31 @@ import Crypto
 public struct Verifier: Sendable {
     private let fetcher: AASAFetcher
     private let maximumConcurrentFetches: Int
+    private let observer: (@Sendable (DomainVerification) -> Void)?
 
     /// Creates a verifier that fetches with `fetcher`, at most `maximumConcurrentFetches` hosts at once.
     public init(fetcher: AASAFetcher, maximumConcurrentFetches: Int = 16) {
+        self.init(fetcher: fetcher, maximumConcurrentFetches: maximumConcurrentFetches, observer: nil)
+    }
+
+    private init(
+        fetcher: AASAFetcher, maximumConcurrentFetches: Int, observer: (@Sendable (DomainVerification) -> Void)?
+    ) {
         self.fetcher = fetcher
         self.maximumConcurrentFetches = max(1, maximumConcurrentFetches)
+        self.observer = observer
+    }
+
+    /// This verifier, also calling `observer` with every verification it makes (after any
+    /// observer it already had), for example to count them.
+    public func observed(by observer: @escaping @Sendable (DomainVerification) -> Void) -> Verifier {
+        let previous = self.observer
+        return Verifier(
+            fetcher: fetcher, maximumConcurrentFetches: maximumConcurrentFetches,
+            observer: { verification in
+                previous?(verification)
+                observer(verification)
+            })
     }
 
     /// Runs `body` with a verifier over a new HTTPS fetcher for `options`, and shuts the
@@ -59,7 +79,11 @@ public struct Verifier: Sendable {
         var seen = Set<DomainTarget>()
         for (_, entry) in pairs where seen.insert(entry.aasaTarget).inserted { targets.append(entry.aasaTarget) }
         let fetched = await fetchAll(targets)
-        return pairs.map { app, entry in Self.judge(app: app, entry: entry, fetch: fetched[entry.aasaTarget]!) }
+        let verifications = pairs.map { app, entry in
+            Self.judge(app: app, entry: entry, fetch: fetched[entry.aasaTarget]!)
+        }
+        if let observer { verifications.forEach(observer) }
+        return verifications
     }
 
     /// Fetches `targets` with at most `maximumConcurrentFetches` in flight.

@@ -1,0 +1,76 @@
+import Prometheus
+import SharedWebCredentials
+
+/// The service's metrics, served in Prometheus text at `GET /metrics`: requests by route, method
+/// and status with their latency, the gate's decisions, site verifications, and the lock state.
+///
+/// Labels hold only route templates, methods, status codes, operation names, verdicts and error
+/// codes: never a token, an account, a domain or an app, so the page can be scraped by anyone
+/// allowed on the socket.
+final class ServiceMetrics: Sendable {
+    /// Latency buckets, 100 µs to 10 s: a released credential takes well under a millisecond,
+    /// an inline verification or an unlock (Argon2id) whole seconds.
+    static let latencyBuckets: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5),
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+        .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5), .seconds(10),
+    ]
+
+    private let registry = PrometheusCollectorRegistry()
+    private let locked: Gauge
+
+    init() {
+        locked = registry.makeGauge(
+            descriptor: .init(
+                namespace: "swcred", metricName: "vault_locked", unitName: "",
+                helpText: "1 while the vault is locked, 0 while it is unlocked."))
+    }
+
+    /// Counts one answered request and its latency; `route` is the matched route's template
+    /// (never the raw path, which a client chooses), or "NotFound" when no route matched.
+    func recordRequest(route: String, method: String, status: Int, duration: Duration) {
+        registry.makeCounter(
+            descriptor: .init(
+                namespace: "swcred", metricName: "http_requests", unitName: "total",
+                helpText: "Requests answered, by route, method and status."),
+            labels: [("route", route), ("method", method), ("status", String(status))]
+        ).increment()
+        registry.makeDurationHistogram(
+            descriptor: .init(
+                namespace: "swcred", metricName: "http_request_duration", unitName: "seconds",
+                helpText: "Time from a request's head to its answer, by route."),
+            labels: [("route", route)], buckets: Self.latencyBuckets
+        ).record(duration)
+    }
+
+    /// Counts one decision of the gate: `outcome` is "allowed" or the refusal's error code.
+    func recordGateDecision(operation: GateOperation, outcome: String) {
+        registry.makeCounter(
+            descriptor: .init(
+                namespace: "swcred", metricName: "gate_decisions", unitName: "total",
+                helpText: "Gated operations, by operation and outcome (allowed, or the error code)."),
+            labels: [("operation", operation.rawValue), ("outcome", outcome)]
+        ).increment()
+    }
+
+    /// Counts one site verification by its verdict; `background` for the re-verifier's.
+    func recordVerification(_ verdict: AssociationVerdict, background: Bool) {
+        registry.makeCounter(
+            descriptor: .init(
+                namespace: "swcred", metricName: "verifications", unitName: "total",
+                helpText: "Site verifications, by verdict and by trigger (inline for a request, or background)."),
+            labels: [("verdict", verdict.rawValue), ("trigger", background ? "background" : "inline")]
+        ).increment()
+    }
+
+    /// The exposition text, with the lock state as it is now.
+    func exposition(locked isLocked: Bool) -> [UInt8] {
+        locked.set(to: isLocked ? 1.0 : 0.0)
+        return registry.emitToBuffer()
+    }
+}
+
+/// The gated operations, as the metrics name them.
+enum GateOperation: String, Sendable {
+    case request, save, delete, generate, associations
+}

@@ -1,0 +1,68 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `GET /metrics`: Prometheus text with requests, latency, the gate's decisions, verifications
+/// and the lock state, and nothing a client sent (token, account, password, domain, raw path).
+@Suite("swcred serve: metrics in Prometheus text", .serialized)
+struct ServiceMetricsTests {
+    /// The value of the sample `name{labels}` in `text`, or nil when there is none.
+    static func sample(_ text: String, _ name: String, _ labels: String = "") -> Double? {
+        let key = labels.isEmpty ? name : "\(name){\(labels)}"
+        for line in text.split(separator: "\n") where line.hasPrefix(key + " ") {
+            return Double(line.dropFirst(key.count + 1))
+        }
+        return nil
+    }
+
+    @Test("requests by route and status, latency, gate decisions, verifications, lock state; no client text")
+    func countsWithoutSecrets() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            let token = try fixture.token()
+            let password = "Metrics-distinctive-Pw-4411"
+            let account = "metrics-account@example.com"
+            let saved = try fixture.call(
+                "PUT", "/v1/credentials", token: token,
+                json: ["domain": "shop.example", "account": account, "password": password])
+            #expect(saved.status == 200, "\(saved.text)")
+            for domain in ["shop.example", "other.example", "elsewhere.example"] {
+                _ = try fixture.call("POST", "/v1/credentials/request", token: token, json: ["domain": domain])
+            }
+            _ = try fixture.call("POST", "/v1/credentials/request", token: "swcred_wrong", json: [:])
+            _ = try fixture.call("GET", "/no-such-route/\(account)")
+
+            let metrics = try fixture.call("GET", "/metrics")
+            #expect(metrics.status == 200)
+            let text = metrics.text
+            let request = #"route="/v1/credentials/request",method="POST""#
+            #expect(Self.sample(text, "swcred_http_requests_total", request + #",status="200""#) == 1)
+            #expect(Self.sample(text, "swcred_http_requests_total", request + #",status="403""#) == 2)
+            #expect(Self.sample(text, "swcred_http_requests_total", request + #",status="401""#) == 1)
+            #expect(
+                Self.sample(text, "swcred_http_requests_total", #"route="NotFound",method="GET",status="404""#) == 1)
+            #expect(
+                Self.sample(text, "swcred_http_request_duration_seconds_count", #"route="/v1/credentials/request""#)
+                    == 4)
+            #expect(text.contains(#"swcred_http_request_duration_seconds_bucket{route="/v1/credentials",le="0.0001"}"#))
+            let gate = "swcred_gate_decisions_total"
+            #expect(Self.sample(text, gate, #"operation="save",outcome="allowed""#) == 1)
+            #expect(Self.sample(text, gate, #"operation="request",outcome="allowed""#) == 1)
+            #expect(Self.sample(text, gate, #"operation="request",outcome="not-approved""#) == 1)
+            #expect(Self.sample(text, gate, #"operation="request",outcome="missing-entitlement""#) == 1)
+            #expect(Self.sample(text, "swcred_verifications_total", #"verdict="approved",trigger="inline""#) == 1)
+            #expect(Self.sample(text, "swcred_verifications_total", #"verdict="denied",trigger="inline""#) == 1)
+            #expect(Self.sample(text, "swcred_vault_locked") == 0)
+            for secret in [token, password, account, "shop.example", "other.example", "no-such-route"] {
+                #expect(!text.contains(secret), "the metrics never carry \(secret.prefix(8))…")
+            }
+
+            _ = try fixture.call("POST", "/v1/lock")
+            #expect(Self.sample(try fixture.call("GET", "/metrics").text, "swcred_vault_locked") == 1)
+            let log = try fixture.running.log
+            for secret in [token, password, account] {
+                #expect(!log.contains(secret), "the service log never carries \(secret.prefix(8))…")
+            }
+        }
+    }
+}
