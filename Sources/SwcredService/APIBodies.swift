@@ -89,44 +89,6 @@ struct OutcomeBody: Encodable {
     let outcome: String
 }
 
-/// A stored verdict, as `swcred show --json` prints it.
-struct AssociationBody: Encodable {
-    let service: String
-    let app: String
-    let domain: String
-    let verdict: String
-    let checkedAt: String?
-    let nextCheck: String
-    let error: String?
-
-    init(_ record: AssociationRecord) {
-        service = record.service.rawValue
-        app = record.app.description
-        domain = record.domain
-        verdict = record.verdict.rawValue
-        checkedAt = record.checkedAt?.formatted(.iso8601)
-        nextCheck = record.nextCheck.formatted(.iso8601)
-        error = record.lastError
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case service, app, domain, verdict, error
-        case checkedAt = "checked_at"
-        case nextCheck = "next_check"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(service, forKey: .service)
-        try container.encode(app, forKey: .app)
-        try container.encode(domain, forKey: .domain)
-        try container.encode(verdict, forKey: .verdict)
-        try container.encode(checkedAt, forKey: .checkedAt)
-        try container.encode(nextCheck, forKey: .nextCheck)
-        try container.encode(error, forKey: .error)
-    }
-}
-
 /// `GET /v1/health`.
 struct HealthBody: Encodable {
     let version: String

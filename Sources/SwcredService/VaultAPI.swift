@@ -130,7 +130,7 @@ struct VaultAPI: Sendable {
         let caller = try await authenticate(
             request, context, permission: nil, claimedApp: request.uri.queryParameters["app"].map(String.init))
         let records = try librarySync { try caller.vault.associations.all(app: caller.token.app) }
-        return try json(records.map(AssociationBody.init))
+        return try json(records.map { AssociationSummary($0, policy: policy) })
     }
 
     private func lock(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
