@@ -96,6 +96,18 @@ struct AssociationCommandTests {
         let all = try run(["verify", Self.app] + network)
         #expect(all.status == 4)
         #expect(all.stderr.contains("example.org does not approve"))
+        // The reason is printed once, with its code beside the verdicts, not again on standard error.
+        let reasonLines = all.stdout.split(separator: "\n").filter { $0.hasPrefix("webcredentials:example.org: ") }
+        #expect(!reasonLines.isEmpty, "\(all.stdout)")
+        for line in reasonLines {
+            // "error: [code] message": the message must not come back on standard error.
+            let message = line.split(separator: "] ", maxSplits: 1).last ?? line
+            #expect(!all.stderr.contains(message), "\(message) is printed twice")
+        }
+        #expect(all.stderr.contains("the reasons are listed with the verdicts"))
+        let allJSON = try run(["verify", Self.app, "--json"] + network)
+        #expect(allJSON.status == 4)
+        #expect(allJSON.stderr.contains("example.org does not approve \(Self.app): "), "\(allJSON.stderr)")
         let show = try run(["show", "--json"])
         let stored = try #require(try JSONSerialization.jsonObject(with: show.stdoutData) as? [[String: Any]])
         #expect(stored.map { $0["verdict"] as? String } == ["approved", "denied"])
@@ -114,7 +126,9 @@ struct AssociationCommandTests {
         #expect(try run(["app", "add", Self.app, "--domain", "webcredentials:example.com"]).status == 0)
         let result = try run(["verify", Self.app, "--connect-to", server.connectTo("example.com")])
         #expect(result.status == 10)
-        #expect(result.stderr.contains("self-signed"))
+        #expect(result.stdout.contains("self-signed"), "the reason, once, beside the verdict")
+        #expect(!result.stderr.contains("self-signed"))
+        #expect(result.stderr.contains("could not verify webcredentials:example.com"))
         try await server.stop()
     }
 

@@ -60,15 +60,22 @@ struct VerifyCommand: AsyncParsableCommand {
         if let denied = checks.first(where: { $0.verdict == .denied }) {
             throw SharedWebCredentialsError(
                 .notApproved,
-                "\(denied.entry.service.rawValue):\(AssociationStore.domainKey(for: denied.entry)) does not approve \(app): \(denied.summary ?? "not listed")"
+                "\(denied.entry.service.rawValue):\(AssociationStore.domainKey(for: denied.entry)) does not approve \(app)\(reason(denied, or: "not listed"))"
             )
         }
         if let failed = checks.first(where: { $0.verdict == .unverified }) {
             throw SharedWebCredentialsError(
                 .networkFailure,
-                "could not verify \(failed.entry.service.rawValue):\(AssociationStore.domainKey(for: failed.entry)): \(failed.summary ?? "network failure")"
+                "could not verify \(failed.entry.service.rawValue):\(AssociationStore.domainKey(for: failed.entry))\(reason(failed, or: "network failure"))"
             )
         }
+    }
+
+    /// The reason to add to the closing error: in text mode every reason was just printed with
+    /// its code beside the verdicts, so the error points there instead of saying it again.
+    private func reason(_ check: DomainVerification, or fallback: String) -> String {
+        if !json && !check.reasons.isEmpty { return " (the reasons are listed with the verdicts)" }
+        return ": \(check.summary ?? fallback)"
     }
 }
 
