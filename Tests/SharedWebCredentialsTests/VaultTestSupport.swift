@@ -55,6 +55,18 @@ enum VaultTestSupport {
             return .internalError
         }
     }
+
+    /// The error code an async throwing call fails with, or nil if it succeeds.
+    static func errorCode(_ body: () async throws -> Void) async -> SharedWebCredentialsError.Code? {
+        do {
+            try await body()
+            return nil
+        } catch let error as SharedWebCredentialsError {
+            return error.code
+        } catch {
+            return .internalError
+        }
+    }
 }
 
 extension Credential {

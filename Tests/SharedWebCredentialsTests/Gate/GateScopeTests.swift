@@ -35,23 +35,14 @@ struct GateScopeTests {
                 approvedAt: now))
     }
 
-    private func code(_ body: () async throws -> Void) async -> SharedWebCredentialsError.Code? {
-        do {
-            try await body()
-            return nil
-        } catch let error as SharedWebCredentialsError {
-            return error.code
-        } catch {
-            return .internalError
-        }
-    }
-
     @Test("an approval stored for one port does not approve the host's other port")
     func verdictPerPort() async throws {
         try approve("webcredentials:shop.example:8443")
         #expect(try await facade.generatePassword(for: DomainTarget("shop.example:8443")).style == .strong)
         #expect(
-            await code { _ = try await facade.generatePassword(for: DomainTarget("shop.example")) } == .networkFailure,
+            await VaultTestSupport.errorCode {
+                _ = try await facade.generatePassword(for: DomainTarget("shop.example"))
+            } == .networkFailure,
             "shop.example:443 was never verified")
         #expect(
             try vault.associations.record(app: Self.app, entry: AssociatedDomainEntry("webcredentials:shop.example"))
@@ -73,7 +64,9 @@ struct GateScopeTests {
         #expect(
             try await facade.request(domain: DomainTarget("shop.example")).map(\.account) == ["alice", "bob", "carol"])
         #expect(
-            await code { _ = try await facade.request(domain: DomainTarget("shop.example"), account: "dave") }
+            await VaultTestSupport.errorCode {
+                _ = try await facade.request(domain: DomainTarget("shop.example"), account: "dave")
+            }
                 == .itemNotFound)
     }
 }

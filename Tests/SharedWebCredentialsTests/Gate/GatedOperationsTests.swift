@@ -57,17 +57,6 @@ struct GatedOperationsTests {
 
     private static func always(_ change: CredentialChange) -> Bool { true }
 
-    private func errorCode(_ body: () async throws -> Void) async -> SharedWebCredentialsError.Code? {
-        do {
-            try await body()
-            return nil
-        } catch let error as SharedWebCredentialsError {
-            return error.code
-        } catch {
-            return .internalError
-        }
-    }
-
     @Test("add, request, update, same password is a no-op, delete, delete again")
     func fullLifecycle() async throws {
         try await withFacade { facade in
@@ -98,14 +87,15 @@ struct GatedOperationsTests {
             #expect(try await facade.delete(domain: Self.shop, account: "alice", confirm: confirm) == .deleted)
             #expect(try await facade.delete(domain: Self.shop, account: "alice", confirm: confirm) == .nothingToDelete)
             #expect(asked == [.add, .update, .delete], "no-ops ask nobody")
-            #expect(await errorCode { _ = try await facade.request(domain: Self.shop) } == .itemNotFound)
+            #expect(
+                await VaultTestSupport.errorCode { _ = try await facade.request(domain: Self.shop) } == .itemNotFound)
         }
     }
 
     @Test("a declined change changes nothing")
     func declined() async throws {
         try await withFacade { facade in
-            let code = await errorCode {
+            let code = await VaultTestSupport.errorCode {
                 try await facade.add(
                     domain: Self.shop, account: "bob", password: SecureBytes(utf8: "pw-Decline1"),
                     confirm: { _ in false })
@@ -120,7 +110,9 @@ struct GatedOperationsTests {
     func unregisteredApp() async throws {
         let stranger = try ApplicationIdentifier("QQQQQ11111.com.example.stranger")
         try await withFacade(for: stranger) { facade in
-            #expect(await errorCode { _ = try await facade.request(domain: Self.shop) } == .missingEntitlement)
+            #expect(
+                await VaultTestSupport.errorCode { _ = try await facade.request(domain: Self.shop) }
+                    == .missingEntitlement)
         }
     }
 
@@ -167,7 +159,9 @@ struct GatedOperationsTests {
         try await withFacade(for: Self.otherApp) { facade in
             let found = try await facade.request()
             #expect(found.map(\.server) == ["other.example"], "the other app sees only its own approved domain")
-            #expect(await errorCode { _ = try await facade.request(domain: Self.shop) } == .missingEntitlement)
+            #expect(
+                await VaultTestSupport.errorCode { _ = try await facade.request(domain: Self.shop) }
+                    == .missingEntitlement)
         }
     }
 
@@ -190,12 +184,12 @@ struct GatedOperationsTests {
     func emptyInputs() async throws {
         try await withFacade { facade in
             #expect(
-                await errorCode {
+                await VaultTestSupport.errorCode {
                     try await facade.add(
                         domain: Self.shop, account: "", password: SecureBytes(utf8: "x-Pw1"), confirm: Self.always)
                 } == .invalidInput)
             #expect(
-                await errorCode {
+                await VaultTestSupport.errorCode {
                     try await facade.add(
                         domain: Self.shop, account: "eve", password: SecureBytes(utf8: ""), confirm: Self.always)
                 } == .invalidInput)
@@ -219,7 +213,9 @@ struct GatedOperationsTests {
     @Test("offline with no stored verdict is a network failure; a stored approval serves offline")
     func offline() async throws {
         let offlineFacade = SharedWebCredentials(app: Self.app, vault: vault, verifier: nil)
-        #expect(await errorCode { _ = try await offlineFacade.generatePassword(for: Self.shop) } == .networkFailure)
+        #expect(
+            await VaultTestSupport.errorCode { _ = try await offlineFacade.generatePassword(for: Self.shop) }
+                == .networkFailure)
         try await withFacade { facade in _ = try await facade.generatePassword(for: Self.shop) }
         #expect(try await offlineFacade.generatePassword(for: Self.shop).style == .strong)
     }
@@ -237,7 +233,7 @@ struct GatedOperationsTests {
         }
         try await withFacade(for: Self.otherApp) { facade in
             #expect(
-                await errorCode { _ = try await facade.request(domain: docean, includeShared: true) }
+                await VaultTestSupport.errorCode { _ = try await facade.request(domain: docean, includeShared: true) }
                     == .missingEntitlement)
         }
         try vault.apps.register(

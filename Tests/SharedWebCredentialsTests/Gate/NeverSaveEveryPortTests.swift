@@ -37,7 +37,7 @@ struct NeverSaveEveryPortTests {
     }
 
     private func save(_ host: String, port: Int?, account: String) async -> SharedWebCredentialsError.Code? {
-        do {
+        await VaultTestSupport.errorCode {
             try await facade.add(
                 domain: DomainTarget(normalizedHost: host, port: port), account: account,
                 password: SecureBytes(utf8: "Pw-\(account)-1"),
@@ -45,11 +45,6 @@ struct NeverSaveEveryPortTests {
                     Issue.record("asked to confirm \(change.kind) on a never-save host")
                     return true
                 })
-            return nil
-        } catch let error as SharedWebCredentialsError {
-            return error.code
-        } catch {
-            return .internalError
         }
     }
 
