@@ -58,4 +58,37 @@ struct ServiceConsentTests {
             #expect(!log.contains("approved-account") && !log.contains("declined-account"))
         }
     }
+
+    @Test("swcred consent on a terminal: shows the request, a yes lets it through, a no declines it")
+    func consentOnTerminal() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start(["--consent-timeout", "30s"])
+            let token = try fixture.token(["--consent", "ask"])
+            let socket = fixture.socketPath
+            func save(_ account: String) -> BackgroundWork<UnixHTTP.Response> {
+                BackgroundWork {
+                    try UnixHTTP.request(
+                        socket, "PUT", "/v1/credentials", token: token,
+                        json: ["domain": "shop.example", "account": account, "password": "Pw-\(account)-1"])
+                }
+            }
+            for (account, key, status) in [("tty-yes", "y", 200), ("tty-no", "n", 403)] {
+                let pending = save(account)
+                let terminal = try TerminalSession(
+                    executable: SwcredProcess.executableURL.path, arguments: ["consent", "--once", "--socket", socket],
+                    environment: [:])
+                let screen = try terminal.waitFor(
+                    "\(GatedFixture.app) wants to add for \"\(account)\" on shop.example. Allow? [y/N]")
+                #expect(!screen.contains("Pw-\(account)-1"), "the owner is never shown the password")
+                try terminal.type(key, "Enter")
+                #expect(try terminal.exitStatus() == 0)
+                #expect(try terminal.screen().contains(key == "y" ? "swcred: approved" : "swcred: declined"))
+                let answered = try await pending.value
+                #expect(answered.status == status, "\(account): \(answered.text)")
+            }
+            let released = try fixture.gated.expect(
+                ["request", "--app", GatedFixture.app, "--domain", "shop.example", "--all"], status: 0, network: true)
+            #expect(released.stdout == "shop.example\ttty-yes\tPw-tty-yes-1\n")
+        }
+    }
 }
