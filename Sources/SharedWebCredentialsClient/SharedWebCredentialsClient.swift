@@ -74,36 +74,60 @@ public final class SharedWebCredentialsClient: Sendable {
     /// asks for it, is the vault owner's answer on the service's side.
     @discardableResult
     public func add(
-        domain: DomainTarget, account: String, password: SecureBytes?
-    ) async throws
-        -> CredentialChangeOutcome
-    {
-        guard let password else { return try await delete(domain: domain, account: account) }
+        domain: DomainTarget, account: String, password: SecureBytes?,
+        confirm: (CredentialChange) async throws -> Bool
+    ) async throws -> CredentialChangeOutcome {
+        guard let password else { return try await delete(domain: domain, account: account, confirm: confirm) }
         struct Body: Encodable {
             let app: String?
             let domain: String
             let account: String
             let password: String
+            let confirmed: Bool
         }
-        let outcome: OutcomeBody = try await call(
-            .PUT, "/v1/credentials",
-            Body(
-                app: app?.description, domain: domain.description, account: account, password: password.exposedString())
-        )
-        return try outcome.parsed()
+        return try await confirmingChange(domain: domain, account: account, confirm: confirm) { confirmed in
+            try await call(
+                .PUT, "/v1/credentials",
+                Body(
+                    app: app?.description, domain: domain.description, account: account,
+                    password: password.exposedString(), confirmed: confirmed))
+        }
     }
 
     /// Deletes a credential, as ``SharedWebCredentials/delete(domain:account:confirm:)``.
     @discardableResult
-    public func delete(domain: DomainTarget, account: String) async throws -> CredentialChangeOutcome {
+    public func delete(
+        domain: DomainTarget, account: String, confirm: (CredentialChange) async throws -> Bool
+    ) async throws -> CredentialChangeOutcome {
         struct Body: Encodable {
             let app: String?
             let domain: String
             let account: String
+            let confirmed: Bool
         }
-        let outcome: OutcomeBody = try await call(
-            .DELETE, "/v1/credentials", Body(app: app?.description, domain: domain.description, account: account))
-        return try outcome.parsed()
+        return try await confirmingChange(domain: domain, account: account, confirm: confirm) { confirmed in
+            try await call(
+                .DELETE, "/v1/credentials",
+                Body(app: app?.description, domain: domain.description, account: account, confirmed: confirmed))
+        }
+    }
+
+    /// Asks the service what the change would be (`confirmed: false`); a no-op is the outcome at
+    /// once, as on the direct path, and a real change is made only once `confirm` approves it.
+    private func confirmingChange(
+        domain: DomainTarget, account: String, confirm: (CredentialChange) async throws -> Bool,
+        send: (_ confirmed: Bool) async throws -> OutcomeBody
+    ) async throws -> CredentialChangeOutcome {
+        let preview = try await send(false)
+        guard preview.outcome == "needs-confirmation" else { return try preview.parsed() }
+        guard let kind = preview.change.flatMap(CredentialChange.Kind.init(rawValue:)) else {
+            throw SharedWebCredentialsError(
+                .internalError, "the service asked for a confirmation of an unknown change \"\(preview.change ?? "")\"")
+        }
+        guard try await confirm(CredentialChange(kind: kind, domain: domain, account: account)) else {
+            throw SharedWebCredentialsError(.declined, "declined: nothing was changed")
+        }
+        return try await send(true).parsed()
     }
 
     /// One password for signing up on `domain`, as ``SharedWebCredentials/generatePassword(for:rules:)``.
@@ -156,6 +180,7 @@ public final class SharedWebCredentialsClient: Sendable {
 
     private struct OutcomeBody: Decodable {
         let outcome: String
+        let change: String?
 
         func parsed() throws -> CredentialChangeOutcome {
             guard let parsed = CredentialChangeOutcome(rawValue: outcome) else {

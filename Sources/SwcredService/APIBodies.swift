@@ -16,19 +16,21 @@ struct CredentialRequestBody: Decodable {
     }
 }
 
-/// `PUT /v1/credentials`.
+/// `PUT /v1/credentials`. `confirmed: false` asks what the change would be without making it.
 struct CredentialSaveBody: Decodable {
     let app: String?
     let domain: String
     let account: String
     let password: String
+    let confirmed: Bool?
 }
 
-/// `DELETE /v1/credentials`.
+/// `DELETE /v1/credentials`. `confirmed: false` asks what the change would be without making it.
 struct CredentialDeleteBody: Decodable {
     let app: String?
     let domain: String
     let account: String
+    let confirmed: Bool?
 }
 
 /// `POST /v1/passwords/generate`.
@@ -84,9 +86,11 @@ struct GeneratedPasswordBody: Encodable {
     }
 }
 
-/// The outcome of a change.
+/// The outcome of a change: `added`, `updated`, `deleted`, `unchanged`, `nothing-to-delete`, or
+/// for `confirmed: false` a real change's `needs-confirmation` with the `change` it would make.
 struct OutcomeBody: Encodable {
     let outcome: String
+    var change: String? = nil
 }
 
 /// `GET /v1/health`.

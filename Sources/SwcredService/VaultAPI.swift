@@ -67,24 +67,26 @@ struct VaultAPI: Sendable {
         let caller = try await authenticate(request, context, permission: .add, claimedApp: body.app)
         let domain = try parseDomain(body.domain)
         let password = SecureBytes(utf8: body.password)
-        let outcome = try await gated(.save) {
-            try await caller.facade.add(domain: domain, account: body.account, password: password) { change in
-                await confirm(change, caller: caller)
+        return try await answeringPreview(confirmed: body.confirmed) {
+            try await gated(.save) {
+                try await caller.facade.add(domain: domain, account: body.account, password: password) { change in
+                    try await confirm(change, caller: caller, confirmed: body.confirmed)
+                }
             }
         }
-        return try json(OutcomeBody(outcome: outcome.rawValue))
     }
 
     private func deleteCredential(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
         let body = try await decode(CredentialDeleteBody.self, request, context)
         let caller = try await authenticate(request, context, permission: .delete, claimedApp: body.app)
         let domain = try parseDomain(body.domain)
-        let outcome = try await gated(.delete) {
-            try await caller.facade.delete(domain: domain, account: body.account) { change in
-                await confirm(change, caller: caller)
+        return try await answeringPreview(confirmed: body.confirmed) {
+            try await gated(.delete) {
+                try await caller.facade.delete(domain: domain, account: body.account) { change in
+                    try await confirm(change, caller: caller, confirmed: body.confirmed)
+                }
             }
         }
-        return try json(OutcomeBody(outcome: outcome.rawValue))
     }
 
     private func generate(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
@@ -168,9 +170,30 @@ struct VaultAPI: Sendable {
             .declined,
             "declined: the vault owner declined, or did not answer in time in `swcred consent`; nothing was done"))
 
-    /// Whether a real change may happen: at once for a token without consent, else when the
-    /// owner approves it in `swcred consent` before the timeout.
-    private func confirm(_ change: CredentialChange, caller: Caller) async -> Bool {
+    /// A real change found while only asked what the change would be (`confirmed: false`): it
+    /// stops the operation before anything is written, and before the owner is asked.
+    private struct ConfirmationNeeded: Error {
+        let kind: CredentialChange.Kind
+    }
+
+    /// Answers a change request: its outcome, or for `confirmed: false` and a real change
+    /// `needs-confirmation` with the change it would make. A no-op (unchanged, nothing to
+    /// delete) is answered as such either way, so a client asks its user only for real changes.
+    private func answeringPreview(
+        confirmed: Bool?, _ operation: () async throws -> CredentialChangeOutcome
+    ) async throws -> Response {
+        do {
+            return try json(OutcomeBody(outcome: try await operation().rawValue))
+        } catch let needed as ConfirmationNeeded {
+            return try json(OutcomeBody(outcome: "needs-confirmation", change: needed.kind.rawValue))
+        }
+    }
+
+    /// Whether a real change may happen: not while only previewing (`confirmed: false`), at
+    /// once for a token without consent, else when the owner approves it in `swcred consent`
+    /// before the timeout.
+    private func confirm(_ change: CredentialChange, caller: Caller, confirmed: Bool?) async throws -> Bool {
+        if confirmed == false { throw ConfirmationNeeded(kind: change.kind) }
         guard caller.token.consent == .ask else { return true }
         return await consent.ask(
             app: caller.token.app.description, operation: change.kind.rawValue, domain: change.domain.description,

@@ -83,9 +83,9 @@ struct AddCommand: AsyncParsableCommand {
             "swcred: \(outcome.rawValue): \"\(Terminal.displayable(credential.account))\" on \(target)\n")
     }
 
-    /// The same steps through the service. The service cannot ask this terminal, so the change
-    /// is confirmed here first (as the direct path does for a real change; with --yes, or on a
-    /// terminal); the token's consent mode may make the vault owner confirm it too.
+    /// The same steps through the service: it tells what the change would be, and a real one is
+    /// confirmed here (with --yes, or on a terminal) before it is made, as on the direct path; the
+    /// token's consent mode may make the vault owner confirm it too.
     private func addThroughService(
         _ client: SharedWebCredentialsClient, target: DomainTarget, password: SecureBytes?
     ) async throws -> (CredentialChangeOutcome, SecureBytes?) {
@@ -98,10 +98,9 @@ struct AddCommand: AsyncParsableCommand {
             generated = fresh
             secret = fresh
         }
-        let change = CredentialChange(kind: .add, domain: target, account: credential.account)
-        guard try Consent.confirm(change, assumeYes: yes) else {
-            throw SharedWebCredentialsError(.declined, "declined: nothing was changed")
+        let outcome = try await client.add(domain: target, account: credential.account, password: secret) { change in
+            try Consent.confirm(change, assumeYes: yes)
         }
-        return (try await client.add(domain: target, account: credential.account, password: secret), generated)
+        return (outcome, generated)
     }
 }

@@ -28,12 +28,10 @@ struct DeleteCommand: AsyncParsableCommand {
         let target = try credential.target()
         let outcome: CredentialChangeOutcome
         if let client = try service.client(app: credential.app, caFile: network.caFile) {
-            let change = CredentialChange(kind: .delete, domain: target, account: credential.account)
-            guard try Consent.confirm(change, assumeYes: yes) else {
-                throw SharedWebCredentialsError(.declined, "declined: nothing was changed")
-            }
             outcome = try await ServiceOptions.run(client) { client in
-                try await client.delete(domain: target, account: credential.account)
+                try await client.delete(domain: target, account: credential.account) { change in
+                    try Consent.confirm(change, assumeYes: yes)
+                }
             }
         } else {
             outcome = try await GatedSession.run(app: credential.app, vault: vault, network: network) { facade in

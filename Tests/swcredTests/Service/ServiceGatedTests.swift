@@ -54,6 +54,25 @@ struct ServiceGatedTests {
             let unchanged = try run(
                 ["add"] + target + ["--account", "alice@example.com", "--password-stdin", "--yes"], stdin: second)
             #expect(unchanged.stderr.contains("unchanged"))
+            // Without --yes, off a terminal: a no-op needs nobody's answer, a real change exits 6
+            // and changes nothing, exactly as on the direct path.
+            let quietNoOp = try run(
+                ["add"] + target + ["--account", "alice@example.com", "--password-stdin"], stdin: second)
+            #expect(quietNoOp.status == 0, "\(quietNoOp.stderr)")
+            #expect(quietNoOp.stderr.contains("unchanged"))
+            let unconfirmed = try run(
+                ["add"] + target + ["--account", "alice@example.com", "--password-stdin"], stdin: "Third-Pw-0042")
+            #expect(unconfirmed.status == 6)
+            #expect(unconfirmed.stderr.contains("confirmation required: update of \"alice@example.com\""))
+            let preview = try fixture.call(
+                "PUT", "/v1/credentials", token: token,
+                json: ["domain": "shop.example", "account": "new@example.com", "password": "Pw-4", "confirmed": false])
+            #expect(preview.status == 200)
+            #expect((preview.json as? [String: Any])?["outcome"] as? String == "needs-confirmation")
+            #expect((preview.json as? [String: Any])?["change"] as? String == "add")
+            let nothingToDelete = try run(["delete"] + target + ["--account", "nobody@example.com"])
+            #expect(nothingToDelete.status == 0, "\(nothingToDelete.stderr)")
+            #expect(nothingToDelete.stderr.contains("nothing-to-delete"))
             released = try run(["request"] + target + ["--account", "alice@example.com", "--json"])
             let json = try #require(try JSONSerialization.jsonObject(with: released.stdoutData) as? [[String: Any]])
             #expect(json.first?["password"] as? String == second)
