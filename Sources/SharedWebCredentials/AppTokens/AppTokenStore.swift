@@ -94,7 +94,7 @@ public struct AppTokenStore: Sendable {
             let hash = keys.tokenHash(random)
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM app_tokens WHERE token_hash = ?", arguments: [Data(hash)])
+                    db.cachedStatement(sql: "SELECT * FROM app_tokens WHERE token_hash = ?"), arguments: [Data(hash)])
             else { return nil }
             let stored: Data = row["token_hash"]
             let matches = stored.withUnsafeBytes { left in hash.withUnsafeBytes { ConstantTime.equals(left, $0) } }

@@ -45,7 +45,8 @@ public struct AppRegistry: Sendable {
     public func find(_ app: ApplicationIdentifier) throws -> RegisteredApp? {
         try vault.read { db, keys in
             try Row.fetchOne(
-                db, sql: "\(Self.table.select) WHERE application_identifier = ?", arguments: [app.description]
+                db.cachedStatement(sql: "\(Self.table.select) WHERE application_identifier = ?"),
+                arguments: [app.description]
             ).map { try decode($0, keys: keys) }
         }
     }

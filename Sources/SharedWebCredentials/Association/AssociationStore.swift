@@ -26,7 +26,7 @@ public struct AssociationStore: Sendable {
     public func record(app: ApplicationIdentifier, entry: AssociatedDomainEntry) throws -> AssociationRecord? {
         try vault.read { db, keys in
             try Row.fetchOne(
-                db, sql: "\(Self.table.select) WHERE service = ? AND app = ? AND domain = ?",
+                db.cachedStatement(sql: "\(Self.table.select) WHERE service = ? AND app = ? AND domain = ?"),
                 arguments: [entry.service.rawValue, app.description, Self.domainKey(for: entry)]
             ).flatMap { try trusted($0, keys: keys) }
         }
