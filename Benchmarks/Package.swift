@@ -12,6 +12,8 @@ let package = Package(
         .package(name: "swcred", path: ".."),
         // The same GRDB the library uses, for its raw SQLite C module: the floor under a lookup.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The floor under the service benchmark: the same HTTP server, with nothing behind it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         .target(name: "BenchmarkSupport"),
@@ -20,6 +22,9 @@ let package = Package(
         .executableTarget(name: "passphrase-bench", dependencies: [library, "BenchmarkSupport"]),
         .executableTarget(name: "association-bench", dependencies: [library, "BenchmarkSupport"]),
         .executableTarget(name: "foundation-startup"),
+        .executableTarget(name: "service-bench", dependencies: [library, "BenchmarkSupport"]),
+        .executableTarget(
+            name: "service-floor", dependencies: [.product(name: "Hummingbird", package: "hummingbird")]),
         .executableTarget(
             name: "peers-bench",
             dependencies: [library, "BenchmarkSupport", .product(name: "GRDBSQLite", package: "GRDB.swift")]
