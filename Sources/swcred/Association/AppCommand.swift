@@ -20,7 +20,8 @@ struct AppAddCommand: ParsableCommand {
         abstract: "Register an app with its associated-domains entitlement (again: replace it).",
         discussion: """
             An Android app is android:PACKAGE, registered with the SHA-256 fingerprints of its \
-            signing certificates (--cert-sha256, colon-separated hex, either case) and its domains \
+            signing certificates (--cert-sha256, colon-separated hex, either case; or --cert-file, \
+            a PEM or DER certificate) and its domains \
             (--domain HOST[:PORT]), the analogue of its manifest's asset_statements; each site's \
             /.well-known/assetlinks.json must grant it delegate_permission/common.get_login_creds.
             """)
@@ -47,6 +48,13 @@ struct AppAddCommand: ParsableCommand {
             "An Android app's signing-certificate SHA-256 fingerprint, AA:BB:...:FF. Repeatable.", valueName: "FP"))
     var certificateFingerprints: [String] = []
 
+    @Option(
+        name: .customLong("cert-file"),
+        help: ArgumentHelp(
+            "An Android app's signing certificate (PEM or DER X.509): its SHA-256 fingerprint is used. Repeatable.",
+            valueName: "FILE"))
+    var certificateFiles: [String] = []
+
     @OptionGroup var vault: VaultOptions
 
     func run() throws {
@@ -55,19 +63,20 @@ struct AppAddCommand: ParsableCommand {
         switch (app.platform, entitlements, domains.isEmpty) {
         case (.android, nil, false):
             var fingerprints: [CertificateFingerprint] = []
-            for text in certificateFingerprints {
-                let fingerprint = try CertificateFingerprint(text)
-                if !fingerprints.contains(fingerprint) { fingerprints.append(fingerprint) }
-            }
+            let given =
+                try certificateFingerprints.map(CertificateFingerprint.init)
+                + certificateFiles.flatMap(SigningCertificateFile.fingerprints(atPath:))
+            for fingerprint in given where !fingerprints.contains(fingerprint) { fingerprints.append(fingerprint) }
             app = app.signed(by: fingerprints)
             parsed = try Entitlements(androidDomains: domains)
         case (.android, _, _):
             throw SharedWebCredentialsError(
                 .invalidInput,
                 "give an Android app's domains as one or more --domain HOST (an .entitlements file is Apple's)")
-        case (.apple, _, _) where !certificateFingerprints.isEmpty:
+        case (.apple, _, _) where !certificateFingerprints.isEmpty || !certificateFiles.isEmpty:
             throw SharedWebCredentialsError(
-                .invalidInput, "--cert-sha256 is for Android apps (android:PACKAGE); \(app) is an Apple app")
+                .invalidInput,
+                "--cert-sha256 and --cert-file are for Android apps (android:PACKAGE); \(app) is an Apple app")
         case (.apple, let file?, true): parsed = try Entitlements(plistAt: file)
         case (.apple, nil, false): parsed = try Entitlements(strings: domains)
         case (.apple, _, _):

@@ -104,6 +104,29 @@ struct AndroidGatedCommandTests {
         }
     }
 
+    @Test("app add reads the fingerprint from a PEM certificate file")
+    func certificateFile() async throws {
+        try await GatedFixture.with { fixture in
+            let identity = try TestCertificateAuthority().issue(for: ["signing.example"])
+            let pem = try identity.writePEM(into: fixture.directory, name: "signing").certificate
+            try fixture.expect(
+                [
+                    "app", "add", Self.app, "--cert-file", pem, "--cert-sha256", GatedFixture.androidFingerprint,
+                    "--domain", "shop.example",
+                ], status: 0)
+            let shown = try fixture.expect(["app", "show", Self.app, "--json"], status: 0)
+            let json = try #require(try JSONSerialization.jsonObject(with: shown.stdoutData) as? [String: Any])
+            let fingerprints = try #require(json["cert_sha256"] as? [String])
+            #expect(fingerprints.count == 2 && fingerprints[0] == GatedFixture.androidFingerprint)
+            #expect(fingerprints[1].count == 95 && fingerprints[1] != GatedFixture.androidFingerprint)
+            let refused = try fixture.run([
+                "app", "add", Self.app, "--cert-file", pem + ".missing", "--domain", "x.example",
+            ])
+            #expect(refused.status == 2)
+            #expect(refused.stderr.contains("cannot read the certificate file"))
+        }
+    }
+
     @Test("app add refuses bad Android input with exit 2 and a precise message")
     func badInput() async throws {
         try await GatedFixture.with { fixture in
