@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `swcred dal check`, the analogue of `aasa check`, end to end.
-@Suite("swcred dal check")
+@Suite("swcred dal check", .serialized)
 struct DALCheckCommandTests {
     static let app = GatedFixture.androidApp
     static let fingerprint = GatedFixture.androidFingerprint

@@ -98,6 +98,11 @@ public struct Verifier: Sendable {
         }
     }
 
+    /// Fetches the Digital Asset Links statement list of `target` and what it includes.
+    public func statementList(of target: DomainTarget) async -> AssetLinksFetchResult {
+        await AssetLinksFetcher(fetcher: fetcher).fetch(target)
+    }
+
     /// Judges an Android app's `get_login_creds:` entry against the site's statement list
     /// (``AssetLinksApproval``): the app's package name and registered signing certificates.
     static func judge(

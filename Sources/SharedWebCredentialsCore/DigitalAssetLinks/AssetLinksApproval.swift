@@ -71,6 +71,18 @@ public enum AssetLinksApproval {
         ]
     }
 
+    /// Whether `statements` (site A's list) share A's credentials with the HTTPS site `site`: a
+    /// statement with the relation `get_login_creds` and the web target `https://site` (same host
+    /// and port). Google's credential-sharing model; an `http:` target shares nothing.
+    public static func sharesCredentials(_ statements: [AssetStatement], with site: DomainTarget) -> Bool {
+        statements.contains { statement in
+            guard statement.relations.contains(AssetRelation.getLoginCredentials),
+                case .web(_, let https) = statement.target
+            else { return false }
+            return https == site
+        }
+    }
+
     /// Whether `statement` targets the app: the exact package name and a shared fingerprint.
     private static func names(
         _ statement: AssetStatement, packageName: String, fingerprints: [CertificateFingerprint]

@@ -7,7 +7,7 @@ import Testing
 
 /// Android apps in the vault: registered with their fingerprints, authenticated by the row MAC,
 /// and gated like Apple apps.
-@Suite("Android apps in the vault")
+@Suite("Android apps in the vault", .serialized)
 struct AndroidAppRegistryTests {
     typealias F = AssetLinksFixtures
     let directory: TemporaryDirectory
@@ -133,5 +133,49 @@ struct AndroidAppRegistryTests {
                 "webcredentials ABCDE12345.com.example.app news.example approved",
                 "get_login_creds android:com.example.shop shop.example approved",
             ])
+    }
+
+    @Test(
+        "request --include-shared offers another site's credentials only when its list shares them and approves the app"
+    )
+    func webToWebSharing() async throws {
+        try vault.apps.register(
+            F.app,
+            entitlements: try Entitlements(androidDomains: ["shop.example", "accounts.example", "blog.example"]),
+            at: Date())
+        try vault.credentials.upsert(server: "accounts.example", account: "alice", password: SecureBytes(utf8: "a-pw"))
+        try vault.credentials.upsert(server: "blog.example", account: "bob", password: SecureBytes(utf8: "b-pw"))
+        let warnings = WarningLog(for: vault)
+        let site = try LoopbackSite()
+        let sharing = F.webStatement(site: "https://shop.example")
+        try await site.with(
+            hosts: ["shop.example", "accounts.example", "blog.example"],
+            handler: { request in
+                guard request.path == F.wellKnown else { return .status(404) }
+                switch request.host {
+                case "shop.example": return F.list(F.androidStatement())
+                // Approves the app and shares its credentials with shop.example.
+                case "accounts.example": return F.list(F.androidStatement(), sharing)
+                // Shares with shop.example but does not approve the app: nothing is offered.
+                case "blog.example": return F.list(sharing)
+                default: return .status(404)
+                }
+            }
+        ) { verifier, _ in
+            let android = SharedWebCredentials(app: F.app, vault: vault, verifier: verifier)
+            let shop = try DomainTarget("shop.example")
+            let alone = await failure { _ = try await android.request(domain: shop) }
+            #expect(alone?.code == .itemNotFound, "without --include-shared, only shop.example's own")
+            #expect(warnings.all.isEmpty)
+            let shared = try await android.request(domain: shop, includeShared: true)
+            #expect(shared.map { "\($0.server) \($0.account)" } == ["accounts.example alice"])
+            #expect(warnings.all.count == 1)
+            #expect(warnings.all.first?.contains("accounts.example") == true)
+            #expect(warnings.all.first?.contains("shares them with https://shop.example") == true)
+            // Offline, no list can be read: nothing is shared.
+            let offline = SharedWebCredentials(app: F.app, vault: vault, verifier: nil)
+            let none = await failure { _ = try await offline.request(domain: shop, includeShared: true) }
+            #expect(none?.code == .itemNotFound)
+        }
     }
 }

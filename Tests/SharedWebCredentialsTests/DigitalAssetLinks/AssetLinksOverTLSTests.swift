@@ -5,7 +5,7 @@ import Testing
 
 /// Digital Asset Links verification of an Android app against a real HTTPS server on loopback,
 /// each case a statement list served as a site would serve it.
-@Suite("Digital Asset Links over real TLS")
+@Suite("Digital Asset Links over real TLS", .serialized)
 struct AssetLinksOverTLSTests {
     typealias F = AssetLinksFixtures
     static let main = "example.com \(AssetLinksFixtures.wellKnown)"

@@ -224,4 +224,17 @@ struct AssetLinksParserTests {
         }
         try entitlements.validate(for: F.app)
     }
+
+    @Test("a list shares its credentials with an HTTPS site named by a get_login_creds web statement")
+    func webSharing() throws {
+        let statements = Self.parse(
+            "[\(F.webStatement(site: "https://shop.example.com")), \(F.webStatement(site: "https://links.example", relations: [F.handleAllURLs])), \(F.webStatement(site: "http://plain.example")), \(F.webStatement(site: "https://ported.example:8443"))]"
+        ).statements
+        #expect(AssetLinksApproval.sharesCredentials(statements, with: try DomainTarget("shop.example.com")))
+        #expect(AssetLinksApproval.sharesCredentials(statements, with: try DomainTarget("ported.example:8443")))
+        #expect(!AssetLinksApproval.sharesCredentials(statements, with: try DomainTarget("ported.example")))
+        #expect(!AssetLinksApproval.sharesCredentials(statements, with: try DomainTarget("links.example")))
+        #expect(!AssetLinksApproval.sharesCredentials(statements, with: try DomainTarget("plain.example")))
+        #expect(!AssetLinksApproval.sharesCredentials(statements, with: try DomainTarget("www.shop.example.com")))
+    }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// Android apps through the same gate, end to end: the built binary, a real vault file, real
 /// TLS on loopback, Digital Asset Links lists served as sites serve them.
-@Suite("swcred with an Android app: end to end")
+@Suite("swcred with an Android app: end to end", .serialized)
 struct AndroidGatedCommandTests {
     static let app = GatedFixture.androidApp
 
