@@ -16,7 +16,8 @@ public struct AppRegistry: Sendable {
 
     /// Registers `app`; registering it again replaces its entitlement (and an Android app's
     /// signing-certificate fingerprints, ``ApplicationIdentifier/signingCertificates``) and drops
-    /// verdicts for entries it no longer has. Throws `invalidInput` when the entries do not suit
+    /// verdicts for entries it no longer has, or all of them when the fingerprints changed (they
+    /// were judged for the old certificates). Throws `invalidInput` when the entries do not suit
     /// the kind of app (``Entitlements/validate(for:)``).
     public func register(_ app: ApplicationIdentifier, entitlements: Entitlements, at date: Date) throws {
         try entitlements.validate(for: app)
@@ -37,8 +38,13 @@ public struct AppRegistry: Sendable {
                 } else {
                     date.databaseValue
                 }
+            let certificatesChanged =
+                existing.map { ($0["certificate_fingerprints"] as DatabaseValue) != fingerprints } ?? false
             try Self.table.write(
                 [app.description.databaseValue, json.databaseValue, registeredAt, fingerprints], db: db, keys: keys)
+            if certificatesChanged {
+                try db.execute(sql: "DELETE FROM associations WHERE app = ?", arguments: [app.description])
+            }
             let kept = Set(zip(entitlements.entries.map(\.service.rawValue), domains).map { "\($0) \($1)" })
             let rows = try Row.fetchAll(
                 db, sql: "SELECT service, domain FROM associations WHERE app = ?", arguments: [app.description])

@@ -32,6 +32,26 @@ struct AndroidAppRegistryTests {
         #expect(stored.map { $0[0] as String } == ["[\"\(F.fingerprint)\"]"])
     }
 
+    @Test("re-registering with other fingerprints drops every verdict: they judged the old certificates")
+    func changedFingerprintsDropVerdicts() throws {
+        let domains = try Entitlements(androidDomains: ["example.com", "other.example"])
+        try vault.apps.register(F.app, entitlements: domains, at: Date())
+        for domain in ["example.com", "other.example"] {
+            try vault.associations.save(
+                AssociationRecord(
+                    service: .getLoginCreds, app: F.app, domain: domain, verdict: .approved, checkedAt: Date(),
+                    nextCheck: Date() + 3_600, lastError: nil, retryCount: 0, documentDigest: nil,
+                    approvedAt: Date()))
+        }
+        try vault.apps.register(F.app, entitlements: domains, at: Date())
+        #expect(try vault.associations.all().count == 2, "the same registration again keeps the verdicts")
+        let both = try ApplicationIdentifier("android:com.example.shop").signed(by: [
+            try CertificateFingerprint(F.fingerprint), try CertificateFingerprint(F.otherFingerprint),
+        ])
+        try vault.apps.register(both, entitlements: domains, at: Date())
+        #expect(try vault.associations.all().isEmpty)
+    }
+
     @Test("an Apple app is stored without fingerprints, exactly as before")
     func appleRowUnchanged() throws {
         try vault.apps.register(
