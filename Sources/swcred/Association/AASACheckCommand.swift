@@ -104,7 +104,7 @@ struct AASACheckCommand: AsyncParsableCommand {
 
     /// A listed app ID, marked when `--app` would refuse it (the warnings say why).
     private static func flagged(_ listed: String) -> String {
-        (try? ApplicationIdentifier(listed)) == nil ? "\(listed) (invalid)" : listed
+        (try? ApplicationIdentifier(listed))?.platform != .apple ? "\(listed) (invalid)" : listed
     }
 
     /// "1 component", "3 components".

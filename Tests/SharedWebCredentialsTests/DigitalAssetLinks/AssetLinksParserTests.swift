@@ -43,8 +43,11 @@ struct AssetLinksParserTests {
         #expect(app.androidPackageName == nil && app.signingCertificates.isEmpty)
         #expect(app.isNamed(by: "abcde12345.com.example.app"))
         #expect(throws: SharedWebCredentialsError.self) { try ApplicationIdentifier("android.com.example") }
-        // An AASA file never names an Android app.
+        // An AASA file never names an Android app, and says so.
         #expect(!(try ApplicationIdentifier("android:com.example.app")).isNamed(by: "android:com.example.app"))
+        let aasa = AASAParser.check(Array(#"{"webcredentials": {"apps": ["android:com.example.app"]}}"#.utf8))
+        #expect(aasa.warnings.map(\.code) == ["app-id-invalid"])
+        #expect(aasa.warnings.first?.message.contains("assetlinks.json") == true)
     }
 
     @Test("an identifier's signing certificates are not part of its identity")
