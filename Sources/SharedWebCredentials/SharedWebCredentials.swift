@@ -15,6 +15,7 @@ public struct SharedWebCredentials: Sendable {
     public let app: ApplicationIdentifier
     private let vault: Vault
     private let gate: AssociationGate
+    private let verifier: Verifier?
 
     /// Creates the facade for `app` over an unlocked vault.
     ///
@@ -29,6 +30,7 @@ public struct SharedWebCredentials: Sendable {
     ) {
         self.app = app
         self.vault = vault
+        self.verifier = verifier
         gate = AssociationGate(
             store: vault.associations, verifier: verifier, policy: policy, now: now)
     }
@@ -43,7 +45,10 @@ public struct SharedWebCredentials: Sendable {
     /// - Parameters:
     ///   - account: only the credential for this account name (exact match).
     ///   - includeShared: with a domain, also search the domains that share its sign-in backend
-    ///     (``SharedCredentialGroups``), but only those the app is entitled to and approved for.
+    ///     (``SharedCredentialGroups``), but only those the app is entitled to and approved for;
+    ///     for an Android app, also its other sites whose Digital Asset Links list shares their
+    ///     credentials with the domain (a `get_login_creds` statement with the web target
+    ///     `https://domain`), each one announced through the vault's warning handler.
     /// - Returns: the matches, sorted by server and account; never empty.
     /// - Throws: the gate's errors, or `itemNotFound` ("no matching items found").
     public func request(
@@ -60,6 +65,8 @@ public struct SharedWebCredentials: Sendable {
                 let related = SharedCredentialGroups.domains(sharingCredentialsWith: domain.host)
                     .map { DomainTarget(normalizedHost: $0, port: nil) }
                 servers += try await approved(related, of: registered)
+                servers += try await sharedByStatementLists(with: domain, of: registered)
+                    .filter { !servers.contains($0) }
             }
         } else {
             let saved = try vault.credentials.servers().map { DomainTarget(normalizedHost: $0.server, port: $0.port) }
@@ -162,6 +169,28 @@ public struct SharedWebCredentials: Sendable {
             return PasswordGenerator(style: .strong)
         }
         return try PasswordGenerator(rules: PasswordRulesParser.parse(quirk.rulesText).rules)
+    }
+
+    /// The other sites of an Android app that it is approved for and whose statement list shares
+    /// their credentials with `domain` (web-to-web sharing). Never silent: each is announced.
+    /// Nothing offline or for an Apple app.
+    private func sharedByStatementLists(
+        with domain: DomainTarget, of registered: RegisteredApp
+    ) async throws -> [DomainTarget] {
+        guard registered.identifier.platform == .android, let verifier else { return [] }
+        let sites = registered.entitlements.webcredentialsEntries.filter { !$0.isWildcard }.map(\.aasaTarget)
+        var shared: [DomainTarget] = []
+        for site in try await approved(sites.filter { $0 != domain }, of: registered) {
+            let list = await verifier.statementList(of: site)
+            guard case .fetched(let statements, _) = list.outcome,
+                AssetLinksApproval.sharesCredentials(statements, with: domain)
+            else { continue }
+            vault.warn(
+                "also offering the credentials saved for \(site) on \(domain): \(list.url) shares them with https://\(domain) (\(AssetRelation.getLoginCredentials))"
+            )
+            shared.append(site)
+        }
+        return shared
     }
 
     /// The `candidates` that a `webcredentials:` entry of the app covers and whose site approves

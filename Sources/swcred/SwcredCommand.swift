@@ -18,7 +18,8 @@ struct SwcredCommand: AsyncParsableCommand {
             InitCommand.self, StatusCommand.self, PasswdCommand.self, RekeyCommand.self,
             AppCommand.self, VerifyCommand.self, ShowCommand.self,
             RequestCommand.self, AddCommand.self, DeleteCommand.self, NeverSaveCommand.self,
-            GenerateCommand.self, RulesCommand.self, AASACommand.self, SiteCommand.self, ServeCommand.self,
+            GenerateCommand.self, RulesCommand.self, AASACommand.self, DALCommand.self, SiteCommand.self,
+            ServeCommand.self,
             LockCommand.self, UnlockCommand.self, ConsentCommand.self,
         ]
     )

@@ -35,6 +35,18 @@ struct AASACheckCommandTests {
         #expect((json["errors"] as? [Any])?.isEmpty == true)
     }
 
+    @Test("an Android app listed in an AASA file is marked invalid, with a warning pointing to assetlinks.json")
+    func androidAppInAASA() throws {
+        let directory = try TemporaryDirectory()
+        let path = try Self.write(
+            #"{"webcredentials": {"apps": ["android:com.example.app", "\#(Self.app)"]}}"#, in: directory)
+        let result = try SwcredProcess.run(["aasa", "check", path])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("webcredentials apps: android:com.example.app (invalid), \(Self.app)"))
+        #expect(result.stdout.contains("warning: [app-id-invalid]"))
+        #expect(result.stdout.contains("assetlinks.json"))
+    }
+
     @Test("an invalid file exits 2 with the diagnostic's code in JSON")
     func invalidFile() throws {
         let directory = try TemporaryDirectory()

@@ -190,8 +190,9 @@ public final class AASAFetcher: Sendable {
 
     /// What one GET of a page produced, before anyone judged it.
     enum Response: Sendable {
-        /// HTTP 200: the body (at most the size limit; `truncated` when there was more).
-        case body([UInt8], contentType: String?, truncated: Bool)
+        /// HTTP 200: the body (at most the size limit; `truncated` when there was more), its
+        /// `Content-Type` and its `Cache-Control` header.
+        case body([UInt8], contentType: String?, truncated: Bool, cacheControl: String?)
         /// A 3xx and where it pointed.
         case redirect(HTTPResponseStatus, location: String)
         /// Any other status.
@@ -203,27 +204,36 @@ public final class AASAFetcher: Sendable {
     /// One GET of `path` on `target` under the same rules as an AASA fetch (HTTPS, no redirects,
     /// time limits, `--connect-to`), keeping at most `maximumSize` bytes of a 200 body: a longer
     /// body is cut there, not refused (`site check` reads the start of a home page).
-    func get(_ target: DomainTarget, path: String, accept: String, maximumSize: Int) async -> Response {
+    func get(
+        _ target: DomainTarget, path: String, accept: String, maximumSize: Int,
+        userAgent: String = "swcred (site check)"
+    ) async -> Response {
         let rule = options.connectTo.first { $0.matches(target) }
         let urlHost = target.host.contains(":") ? "[\(target.host)]" : target.host
         var request = HTTPClientRequest(url: "https://\(urlHost):\(rule?.connectPort ?? target.effectivePort)\(path)")
         request.headers.replaceOrAdd(name: "Host", value: target.description)
         request.headers.add(name: "Accept", value: accept)
-        request.headers.add(name: "User-Agent", value: "swcred (site check)")
+        request.headers.add(name: "User-Agent", value: userAgent)
         let timeout = options.totalTimeout
         let prepared = request
         do {
             return try await withTimeout(timeout) { [client] in
                 let response = try await client.execute(prepared, deadline: .now() + Self.timeAmount(timeout))
                 let contentType = response.headers.first(name: "Content-Type")
+                let cacheControl = response.headers[canonicalForm: "Cache-Control"].joined(separator: ", ")
+                func body(_ bytes: [UInt8], truncated: Bool) -> Response {
+                    .body(
+                        bytes, contentType: contentType, truncated: truncated,
+                        cacheControl: cacheControl.isEmpty ? nil : cacheControl)
+                }
                 switch response.status.code {
                 case 200:
-                    var body: [UInt8] = []
+                    var bytes: [UInt8] = []
                     for try await buffer in response.body {
-                        body.append(contentsOf: buffer.readableBytesView.prefix(maximumSize - body.count))
-                        if body.count == maximumSize { return .body(body, contentType: contentType, truncated: true) }
+                        bytes.append(contentsOf: buffer.readableBytesView.prefix(maximumSize - bytes.count))
+                        if bytes.count == maximumSize { return body(bytes, truncated: true) }
                     }
-                    return .body(body, contentType: contentType, truncated: false)
+                    return body(bytes, truncated: false)
                 case 300..<400:
                     return .redirect(
                         response.status, location: response.headers.first(name: "Location") ?? "(no Location header)")

@@ -14,10 +14,19 @@ public struct AppRegistry: Sendable {
         self.vault = vault
     }
 
-    /// Registers `app`; registering it again replaces its entitlement and drops verdicts for
-    /// entries it no longer has.
+    /// Registers `app`; registering it again replaces its entitlement (and an Android app's
+    /// signing-certificate fingerprints, ``ApplicationIdentifier/signingCertificates``) and drops
+    /// verdicts for entries it no longer has, or all of them when the fingerprints changed (they
+    /// were judged for the old certificates). Throws `invalidInput` when the entries do not suit
+    /// the kind of app (``Entitlements/validate(for:)``).
     public func register(_ app: ApplicationIdentifier, entitlements: Entitlements, at date: Date) throws {
+        try entitlements.validate(for: app)
         let json = String(decoding: try JSONEncoder().encode(entitlements.entries), as: UTF8.self)
+        var fingerprints = DatabaseValue.null
+        if app.platform == .android {
+            fingerprints =
+                String(decoding: try JSONEncoder().encode(app.signingCertificates), as: UTF8.self).databaseValue
+        }
         let domains = entitlements.entries.map { AssociationStore.domainKey(for: $0) }
         try vault.write { db, keys in
             // A re-registration keeps the first registration date, if that row is authentic.
@@ -29,7 +38,13 @@ public struct AppRegistry: Sendable {
                 } else {
                     date.databaseValue
                 }
-            try Self.table.write([app.description.databaseValue, json.databaseValue, registeredAt], db: db, keys: keys)
+            let certificatesChanged =
+                existing.map { ($0["certificate_fingerprints"] as DatabaseValue) != fingerprints } ?? false
+            try Self.table.write(
+                [app.description.databaseValue, json.databaseValue, registeredAt, fingerprints], db: db, keys: keys)
+            if certificatesChanged {
+                try db.execute(sql: "DELETE FROM associations WHERE app = ?", arguments: [app.description])
+            }
             let kept = Set(zip(entitlements.entries.map(\.service.rawValue), domains).map { "\($0) \($1)" })
             let rows = try Row.fetchAll(
                 db, sql: "SELECT service, domain FROM associations WHERE app = ?", arguments: [app.description])
@@ -102,8 +117,13 @@ public struct AppRegistry: Sendable {
             throw Self.untrusted(row[0] as DatabaseValue, path: vault.path)
         }
         let entries = try JSONDecoder().decode([String].self, from: Data((row["entitlements"] as String).utf8))
+        var identifier = try ApplicationIdentifier(row["application_identifier"])
+        if let fingerprints = row["certificate_fingerprints"] as String? {
+            identifier = identifier.signed(
+                by: try JSONDecoder().decode([CertificateFingerprint].self, from: Data(fingerprints.utf8)))
+        }
         return RegisteredApp(
-            identifier: try ApplicationIdentifier(row["application_identifier"]),
+            identifier: identifier,
             entitlements: try Entitlements(strings: entries),
             registeredAt: row["registered_at"])
     }

@@ -30,6 +30,12 @@ public struct AssociationGate: Sendable {
     ///   offline with no cached verdict).
     public func authorize(app: RegisteredApp, domain: DomainTarget) async throws -> AssociationRecord {
         guard let entry = app.entitlements.webcredentialsEntry(covering: domain) else {
+            if app.identifier.platform == .android {
+                throw SharedWebCredentialsError(
+                    .missingEntitlement,
+                    "\(domain) is not among the domains of \(app.identifier); add it with `swcred app add \(app.identifier) --cert-sha256 ... --domain \(domain)`"
+                )
+            }
             throw SharedWebCredentialsError(
                 .missingEntitlement,
                 "\(domain) not found in com.apple.developer.associated-domains entitlement of \(app.identifier); add webcredentials:\(domain) to it with `swcred app add`"
@@ -47,7 +53,7 @@ public struct AssociationGate: Sendable {
         case .denied:
             throw SharedWebCredentialsError(
                 .notApproved,
-                "\"\(AssociationStore.domainKey(for: entry))\" failed to approve \"\(app.identifier)\": \(record.lastError ?? "the app is not listed in webcredentials.apps")"
+                "\"\(AssociationStore.domainKey(for: entry))\" failed to approve \"\(app.identifier)\": \(record.lastError ?? "the site does not list the app")"
             )
         case .unverified:
             let code: SharedWebCredentialsError.Code = record.approvedAt == nil ? .networkFailure : .notApproved
@@ -60,7 +66,8 @@ public struct AssociationGate: Sendable {
 
     /// Asks the sites of every entitlement entry of `app` now, of every service (or only the
     /// entries covering `domain`, one per service), stores the outcomes and returns the new
-    /// records with the checks behind them. Only `webcredentials` verdicts ever gate credentials.
+    /// records with the checks behind them. Only `webcredentials` (and an Android app's `get_login_creds`)
+    /// verdicts ever gate credentials.
     public func refresh(
         app: RegisteredApp, domain: DomainTarget? = nil
     ) async throws -> [(

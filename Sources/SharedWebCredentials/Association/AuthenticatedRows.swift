@@ -12,6 +12,10 @@ struct AuthenticatedTable: Sendable {
     let columns: [String]
     /// How many of ``columns`` make up the primary key.
     let identityCount: Int
+    /// How many of the last ``columns`` later migrations added: each is left out of the MAC while
+    /// it and every column after it are NULL, so that rows MAC'd before it existed stay valid
+    /// (the fields are length-prefixed, so a NULL left out and a value present never coincide).
+    var laterColumns = 0
 
     /// `SELECT` of every column in ``columns`` order, then `mac`, then `rowid`.
     var select: String { "SELECT \(columns.joined(separator: ", ")), mac, rowid FROM \(name)" }
@@ -29,7 +33,9 @@ struct AuthenticatedTable: Sendable {
 
     /// The registered apps.
     static let apps = AuthenticatedTable(
-        name: "apps", columns: ["application_identifier", "entitlements", "registered_at"], identityCount: 1)
+        name: "apps",
+        columns: ["application_identifier", "entitlements", "registered_at", "certificate_fingerprints"],
+        identityCount: 1, laterColumns: 1)
 
     /// The stored verdicts.
     static let associations = AuthenticatedTable(
@@ -46,13 +52,20 @@ struct AuthenticatedTable: Sendable {
 
     /// The MAC of `values` (in ``columns`` order) under `keys`.
     func mac(_ values: [DatabaseValue], keys: VaultKeys) -> [UInt8] {
-        keys.stateMAC(table: name, values: values)
+        keys.stateMAC(table: name, values: covered(values))
     }
 
     /// Whether a row read with ``select`` carries a valid MAC under `keys`.
     func isAuthentic(_ row: Row, keys: VaultKeys) -> Bool {
         let mac = (row[columns.count] as Data?).map(Array.init)
-        return keys.isAuthentic(table: name, values: values(of: row), mac: mac)
+        return keys.isAuthentic(table: name, values: covered(values(of: row)), mac: mac)
+    }
+
+    /// The values the MAC covers: all of them but trailing NULLs of ``laterColumns``.
+    private func covered(_ values: [DatabaseValue]) -> [DatabaseValue] {
+        var covered = values[...]
+        while covered.count > columns.count - laterColumns, covered.last?.isNull == true { covered.removeLast() }
+        return Array(covered)
     }
 
     /// Writes a row (values in ``columns`` order) with its MAC.

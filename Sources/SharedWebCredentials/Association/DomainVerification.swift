@@ -1,3 +1,5 @@
+import Foundation
+
 /// The verdict a site gives an app, as stored per (service, app, domain).
 public enum AssociationVerdict: String, Sendable, Codable, CaseIterable {
     /// The site's file lists the app in `webcredentials.apps`.
@@ -20,6 +22,9 @@ public struct DomainVerification: Sendable {
     public let reasons: [AASADiagnostic]
     /// The SHA-256 digest of the file that decided it, when one was fetched.
     public let documentDigest: [UInt8]?
+    /// The site's `Cache-Control: max-age` in seconds, when it gave one (Digital Asset Links
+    /// lists): the re-check policy honours it within its bounds.
+    public internal(set) var maximumAge: TimeInterval? = nil
 
     /// Where the file was fetched: the entry's host, or a wildcard's parent host.
     public var aasaTarget: DomainTarget { entry.aasaTarget }

@@ -2,7 +2,9 @@ import Foundation
 
 /// When to ask a site again, and how a new check changes a standing verdict (SPEC.md §3).
 ///
-/// - Approval: re-check after ``successInterval`` (5 days).
+/// - Approval: re-check after ``successInterval`` (5 days), or sooner when the site's Digital
+///   Asset Links list carries `Cache-Control: max-age`: after max-age, but never sooner than
+///   ``minimumCacheLifetime`` (1 hour).
 /// - Failure or refusal: re-check after ``failureInterval`` (3.5 hours), doubling with each failure
 ///   in a row, at most ``successInterval``.
 /// - A failed re-check (network, TLS, 5xx) keeps an approval until it is ``stalenessLimit``
@@ -14,6 +16,9 @@ public struct RecheckPolicy: Sendable {
     public var failureInterval: TimeInterval
     /// How long an approval survives failed re-checks.
     public var stalenessLimit: TimeInterval
+    /// The shortest re-check interval a `Cache-Control: max-age` can set, so that a site cannot
+    /// make every request wait on the network.
+    public var minimumCacheLifetime: TimeInterval = 3_600
 
     /// The policy of SPEC.md §3: 5 days, 3.5 hours, 30 days.
     public init(
@@ -41,7 +46,7 @@ public struct RecheckPolicy: Sendable {
             record.approvedAt = now
             record.retryCount = 0
             record.lastError = nil
-            record.nextCheck = now + successInterval
+            record.nextCheck = now + approvalLifetime(maximumAge: check.maximumAge)
             return record
         case .denied:
             record.verdict = .denied
@@ -54,6 +59,13 @@ public struct RecheckPolicy: Sendable {
         record.lastError = check.summary.map(DisplayText.escaped)
         record.nextCheck = now + backoff(afterFailures: record.retryCount)
         return record
+    }
+
+    /// How long an approval stands before it is checked again: ``successInterval``, or the site's
+    /// max-age when that is shorter, but at least ``minimumCacheLifetime``.
+    public func approvalLifetime(maximumAge: TimeInterval?) -> TimeInterval {
+        guard let maximumAge else { return successInterval }
+        return min(successInterval, max(minimumCacheLifetime, maximumAge))
     }
 
     /// The wait after `failures` failed checks in a row.

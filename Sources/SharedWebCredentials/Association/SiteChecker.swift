@@ -46,7 +46,7 @@ public enum SiteChecker {
         var banner: SmartAppBanner?
         var read = false
         switch await page {
-        case .body(let body, contentType: _, truncated: let truncated):
+        case .body(let body, contentType: _, truncated: let truncated, cacheControl: _):
             read = true
             if truncated {
                 diagnostics.append(

@@ -1,7 +1,9 @@
 import Crypto
 
-/// Verifies apps against the sites in their entitlements: fetches each site's AASA file once per
-/// run (many at a time, with a bound) and judges every (app, entry) pair against it.
+/// Verifies apps against the sites in their entitlements: fetches each site's AASA file (for
+/// Apple apps) or Digital Asset Links statement list (for Android apps' `get_login_creds:`
+/// entries) once per run, many at a time with a bound, and judges every (app, entry) pair
+/// against it.
 public struct Verifier: Sendable {
     private let fetcher: AASAFetcher
     private let maximumConcurrentFetches: Int
@@ -72,36 +74,85 @@ public struct Verifier: Sendable {
         await verify(entitlements.webcredentialsEntries.map { (app, $0) })
     }
 
-    /// Verifies many (app, entry) pairs in one run; each site is fetched once. Results come back in
-    /// the order of `pairs`.
+    /// Verifies many (app, entry) pairs in one run; each site's file is fetched once. Results come
+    /// back in the order of `pairs`.
     public func verify(_ pairs: [(ApplicationIdentifier, AssociatedDomainEntry)]) async -> [DomainVerification] {
-        var targets: [DomainTarget] = []
-        var seen = Set<DomainTarget>()
-        for (_, entry) in pairs where seen.insert(entry.aasaTarget).inserted { targets.append(entry.aasaTarget) }
-        let fetched = await fetchAll(targets)
+        func targets(assetLinks: Bool) -> [DomainTarget] {
+            var targets: [DomainTarget] = []
+            var seen = Set<DomainTarget>()
+            for (_, entry) in pairs where (entry.service == .getLoginCreds) == assetLinks {
+                if seen.insert(entry.aasaTarget).inserted { targets.append(entry.aasaTarget) }
+            }
+            return targets
+        }
+        // One kind after the other, so that no more than `maximumConcurrentFetches` are in flight.
+        let fetched = await fetchAll(targets(assetLinks: false)) { [fetcher] in await fetcher.fetch($0) }
+        let lists = await fetchAll(targets(assetLinks: true)) { [fetcher] in
+            await AssetLinksFetcher(fetcher: fetcher).fetch($0)
+        }
         let verifications = pairs.map { app, entry in
-            Self.judge(app: app, entry: entry, fetch: fetched[entry.aasaTarget]!)
+            entry.service == .getLoginCreds
+                ? Self.judge(app: app, entry: entry, statementList: lists[entry.aasaTarget]!)
+                : Self.judge(app: app, entry: entry, fetch: fetched[entry.aasaTarget]!)
         }
         if let observer { verifications.forEach(observer) }
         return verifications
     }
 
-    /// Fetches `targets` with at most `maximumConcurrentFetches` in flight.
-    func fetchAll(_ targets: [DomainTarget]) async -> [DomainTarget: AASAFetchResult] {
-        await withTaskGroup(of: AASAFetchResult.self) { group in
-            var results: [DomainTarget: AASAFetchResult] = [:]
+    /// Fetches `targets` with `fetch`, at most `maximumConcurrentFetches` in flight.
+    func fetchAll<Fetched: Sendable>(
+        _ targets: [DomainTarget], _ fetch: @escaping @Sendable (DomainTarget) async -> Fetched
+    ) async -> [DomainTarget: Fetched] {
+        await withTaskGroup(of: (DomainTarget, Fetched).self) { group in
+            var results: [DomainTarget: Fetched] = [:]
             var pending = targets.makeIterator()
             for _ in 0..<maximumConcurrentFetches {
                 guard let target = pending.next() else { break }
-                group.addTask { [fetcher] in await fetcher.fetch(target) }
+                group.addTask { (target, await fetch(target)) }
             }
-            while let result = await group.next() {
-                results[result.target] = result
-                if let target = pending.next() {
-                    group.addTask { [fetcher] in await fetcher.fetch(target) }
+            while let (target, result) = await group.next() {
+                results[target] = result
+                if let next = pending.next() {
+                    group.addTask { (next, await fetch(next)) }
                 }
             }
             return results
+        }
+    }
+
+    /// Fetches the Digital Asset Links statement list of `target` and what it includes.
+    public func statementList(of target: DomainTarget) async -> AssetLinksFetchResult {
+        await AssetLinksFetcher(fetcher: fetcher).fetch(target)
+    }
+
+    /// Judges an Android app's `get_login_creds:` entry against the site's statement list
+    /// (``AssetLinksApproval``): the app's package name and registered signing certificates.
+    static func judge(
+        app: ApplicationIdentifier, entry: AssociatedDomainEntry, statementList fetch: AssetLinksFetchResult
+    ) -> DomainVerification {
+        func verdict(
+            _ verdict: AssociationVerdict, _ reasons: [AASADiagnostic], digest: [UInt8]? = nil
+        ) -> DomainVerification {
+            let ordered = reasons.filter { $0.severity == .error } + reasons.filter { $0.severity == .warning }
+            var check = DomainVerification(
+                app: app, entry: entry, verdict: verdict, reasons: ordered, documentDigest: digest)
+            check.maximumAge = fetch.maximumAge
+            return check
+        }
+        switch fetch.outcome {
+        case .denied: return verdict(.denied, fetch.diagnostics)
+        case .unverified: return verdict(.unverified, fetch.diagnostics)
+        case .fetched(let statements, let digest):
+            guard let packageName = app.androidPackageName else {
+                let refusal = AASADiagnostic.error(
+                    "not-android", "\(app) is not an Android app; a Digital Asset Links list approves only Android apps"
+                )
+                return verdict(.denied, [refusal] + fetch.diagnostics, digest: digest)
+            }
+            let refusal = AssetLinksApproval.explainRefusal(
+                statements, packageName: packageName, fingerprints: app.signingCertificates)
+            if refusal.isEmpty { return verdict(.approved, fetch.diagnostics, digest: digest) }
+            return verdict(.denied, refusal + fetch.diagnostics, digest: digest)
         }
     }
 

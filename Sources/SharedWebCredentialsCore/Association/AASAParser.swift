@@ -233,7 +233,13 @@ public enum AASAParser {
             return false
         }
         do {
-            _ = try ApplicationIdentifier(name)
+            if try ApplicationIdentifier(name).platform == .android {
+                diagnostics.append(
+                    .warning(
+                        "app-id-invalid",
+                        "\(path) \"\(name)\" is an Android app, which an apple-app-site-association file cannot approve: list it in /.well-known/assetlinks.json instead"
+                    ))
+            }
         } catch {
             let problem = (error as? SharedWebCredentialsError)?.message ?? "\(error)"
             diagnostics.append(.warning("app-id-invalid", "\(path): \(problem)"))

@@ -20,7 +20,7 @@ extension AASAReport {
                 "\(service.rawValue)-app-not-listed",
                 "\(app) is not listed in \(AASADocument.listName(for: service)); add it there for \(service.rawValue)")
         ]
-        let elsewhere = AssociatedDomainEntry.Service.allCases.filter { other in
+        let elsewhere = AssociatedDomainEntry.Service.apple.filter { other in
             other != service && document.apps(for: other).contains { app.isNamed(by: $0) }
         }
         if !elsewhere.isEmpty {
@@ -42,6 +42,7 @@ extension AASADocument {
         case .applinks: applinksApps
         case .appclips: appclipsApps
         case .activitycontinuation: activityContinuationApps
+        case .getLoginCreds: []
         }
     }
 
@@ -52,6 +53,7 @@ extension AASADocument {
         case .applinks: "applinks.details (appIDs)"
         case .appclips: "appclips.apps"
         case .activitycontinuation: "activitycontinuation.apps"
+        case .getLoginCreds: "no list (Android apps are approved in assetlinks.json)"
         }
     }
 }

@@ -1,13 +1,52 @@
-/// An app's application identifier: a 10-character upper-case alphanumeric prefix (the team ID or
-/// App ID prefix), a dot, and a bundle identifier, as in `ABCDE12345.com.example.app`.
+/// An app's identifier. An Apple app's application identifier is a 10-character upper-case
+/// alphanumeric prefix (the team ID or App ID prefix), a dot, and a bundle identifier, as in
+/// `ABCDE12345.com.example.app`; an Android app is `android:` and its package name, as in
+/// `android:com.example.shop`.
 public struct ApplicationIdentifier: Hashable, Sendable, CustomStringConvertible, Comparable {
-    /// The 10-character App ID prefix (team ID or App ID prefix), upper-case.
+    /// The two kinds of app.
+    public enum Platform: String, Sendable {
+        /// Named by an application identifier; its sites approve it in apple-app-site-association.
+        case apple
+        /// Named by a package name; its sites approve it in Digital Asset Links.
+        case android
+    }
+
+    /// The text before an Android app's package name.
+    public static let androidScheme = "android:"
+
+    /// Which kind of app this is.
+    public let platform: Platform
+    /// The 10-character App ID prefix (team ID or App ID prefix), upper-case; empty for an
+    /// Android app.
     public let prefix: String
-    /// The bundle identifier, compared exactly (case-sensitively).
+    /// The bundle identifier (an Android app's package name), compared exactly (case-sensitively).
     public let bundleIdentifier: String
 
-    /// Parses and validates an application identifier; the error names the rule that was broken.
+    /// The SHA-256 fingerprints of an Android app's signing certificates, as its registration
+    /// gives them (empty for an Apple app, and for an identifier parsed from text): an Android app
+    /// is its package name signed by one of these. Not part of the identifier's identity:
+    /// equality, hashing and ``description`` ignore it.
+    public private(set) var signingCertificates: [CertificateFingerprint] = []
+
+    /// The package name of an Android app; nil for an Apple app.
+    public var androidPackageName: String? { platform == .android ? bundleIdentifier : nil }
+
+    /// This Android app with its registered signing-certificate fingerprints.
+    public func signed(by fingerprints: [CertificateFingerprint]) -> ApplicationIdentifier {
+        var signed = self
+        signed.signingCertificates = fingerprints
+        return signed
+    }
+
+    /// Parses and validates an application identifier (`TEAMID1234.bundle.id`) or an Android app
+    /// (`android:package.name`); the error names the rule that was broken.
     public init(_ text: String) throws {
+        if text.hasPrefix(Self.androidScheme) {
+            bundleIdentifier = try AndroidPackageName.validate(String(text.dropFirst(Self.androidScheme.count)))
+            prefix = ""
+            platform = .android
+            return
+        }
         func invalid(_ rule: String) -> SharedWebCredentialsError {
             SharedWebCredentialsError(
                 .invalidInput,
@@ -38,15 +77,20 @@ public struct ApplicationIdentifier: Hashable, Sendable, CustomStringConvertible
         }
         self.prefix = prefix
         self.bundleIdentifier = bundle
+        platform = .apple
     }
 
-    /// The identifier as written: `PREFIX.bundle.id`.
-    public var description: String { "\(prefix).\(bundleIdentifier)" }
+    /// The identifier as written: `PREFIX.bundle.id`, or `android:package.name`.
+    public var description: String {
+        platform == .android ? Self.androidScheme + bundleIdentifier : "\(prefix).\(bundleIdentifier)"
+    }
 
     /// Whether a string from an AASA file names this app: only ASCII strings can; the prefix is
     /// compared ASCII-case-insensitively and the bundle ID byte for byte. (Unicode case rules or
     /// canonical equivalence would let `ſ`, `ß`, `ﬀ` or a Kelvin sign stand for ASCII letters.)
+    /// An AASA file never names an Android app.
     public func isNamed(by listed: String) -> Bool {
+        guard platform == .apple else { return false }
         let bytes = Array(listed.utf8)
         guard bytes.allSatisfy({ $0 < 0x80 }), let dot = bytes.firstIndex(of: UInt8(ascii: ".")) else { return false }
         let listedPrefix = bytes[..<dot]
@@ -62,6 +106,12 @@ public struct ApplicationIdentifier: Hashable, Sendable, CustomStringConvertible
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.description < rhs.description }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.description == rhs.description }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(description)
+    }
 }
 
 extension Unicode.Scalar {

@@ -1,7 +1,9 @@
 /// One entry of an app's associated-domains entitlement, such as
 /// `webcredentials:*.example.com:8443?mode=developer` (SPEC.md §2).
 public struct AssociatedDomainEntry: Hashable, Sendable, CustomStringConvertible, Codable {
-    /// The associated-domain services Apple defines. Only `webcredentials` grants credential access.
+    /// The associated-domain services Apple defines, and `get_login_creds`, the domains an Android
+    /// app declares. Only `webcredentials` (Apple) and `get_login_creds` (Android) grant credential
+    /// access.
     public enum Service: String, Sendable, Codable, CaseIterable {
         /// Shared web credentials (password autofill and the shared credential API).
         case webcredentials
@@ -11,6 +13,15 @@ public struct AssociatedDomainEntry: Hashable, Sendable, CustomStringConvertible
         case activitycontinuation
         /// App Clips.
         case appclips
+        /// An Android app's declared domain, approved by the site's Digital Asset Links statement
+        /// list with `delegate_permission/common.get_login_creds`. Never in an Apple entitlement.
+        case getLoginCreds = "get_login_creds"
+
+        /// The services of Apple's associated-domains entitlement.
+        public static let apple: [Service] = [.webcredentials, .applinks, .activitycontinuation, .appclips]
+
+        /// Whether the service lets an app use the domain's credentials.
+        public var grantsCredentials: Bool { self == .webcredentials || self == .getLoginCreds }
     }
 
     /// The alternate modes an entry may request with `?mode=`.
@@ -47,7 +58,7 @@ public struct AssociatedDomainEntry: Hashable, Sendable, CustomStringConvertible
                 throw invalid("remove the scheme: write webcredentials:example.com, not a URL")
             }
             throw invalid(
-                "unknown service \"\(serviceName)\"; use one of \(Service.allCases.map(\.rawValue).joined(separator: ", "))"
+                "unknown service \"\(serviceName)\"; use one of \(Service.apple.map(\.rawValue).joined(separator: ", "))"
             )
         }
         var rest = Substring(text[text.index(after: colon)...])

@@ -86,8 +86,9 @@ public struct Entitlements: Hashable, Sendable {
         try self.init(plistData: data, source: path)
     }
 
-    /// The entries that grant shared web credentials.
-    public var webcredentialsEntries: [AssociatedDomainEntry] { entries.filter { $0.service == .webcredentials } }
+    /// The entries that grant shared web credentials: `webcredentials:` (an Apple app) and
+    /// `get_login_creds:` (an Android app's declared domains).
+    public var webcredentialsEntries: [AssociatedDomainEntry] { entries.filter { $0.service.grantsCredentials } }
 
     /// Warnings about the entitlement: what reading it skipped, then the whole (too many domains,
     /// no webcredentials entry).
@@ -105,9 +106,10 @@ public struct Entitlements: Hashable, Sendable {
         return result
     }
 
-    /// The `webcredentials:` entry that governs `target`: an exact entry beats a wildcard, and a
-    /// more specific wildcard beats a broader one. Nil if none covers it.
+    /// The `webcredentials:` (or, for an Android app, `get_login_creds:`) entry that governs
+    /// `target`: an exact entry beats a wildcard, and a more specific wildcard beats a broader one.
+    /// Nil if none covers it.
     public func webcredentialsEntry(covering target: DomainTarget) -> AssociatedDomainEntry? {
-        entry(.webcredentials, covering: target)
+        entry(.webcredentials, covering: target) ?? entry(.getLoginCreds, covering: target)
     }
 }

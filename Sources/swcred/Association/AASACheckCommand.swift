@@ -48,17 +48,13 @@ struct AASACheckCommand: AsyncParsableCommand {
         }
         // Every finding was printed above (or is in the JSON): the exit status says the rest,
         // with a one-line summary in text mode that does not repeat a finding about the file.
-        let status: SharedWebCredentialsError.Code? =
-            checked.unreachable ? .networkFailure : approved == false ? .notApproved : !valid ? .invalidInput : nil
+        let status = CheckStatus.code(unreachable: checked.unreachable, approved: approved, valid: valid)
         guard let status else { return }
         if json { throw ExitCode(ExitStatus.code(for: status)) }
-        let summary =
-            switch status {
-            case .networkFailure: checked.fetchErrors.first?.message ?? "could not fetch \(checked.location)"
-            case .notApproved: "\(checked.location) does not approve \(app.map(\.description) ?? ""); see above"
-            default: "\(checked.location) is not a usable AASA file; see the errors above"
-            }
-        throw SharedWebCredentialsError(status, summary)
+        throw SharedWebCredentialsError(
+            status,
+            CheckStatus.summary(
+                status, location: checked.location, app: app, firstError: checked.fetchErrors.first, kind: "AASA file"))
     }
 
     private func printJSON(
@@ -108,7 +104,7 @@ struct AASACheckCommand: AsyncParsableCommand {
 
     /// A listed app ID, marked when `--app` would refuse it (the warnings say why).
     private static func flagged(_ listed: String) -> String {
-        (try? ApplicationIdentifier(listed)) == nil ? "\(listed) (invalid)" : listed
+        (try? ApplicationIdentifier(listed))?.platform != .apple ? "\(listed) (invalid)" : listed
     }
 
     /// "1 component", "3 components".

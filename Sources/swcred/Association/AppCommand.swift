@@ -12,13 +12,24 @@ struct AppCommand: AsyncParsableCommand {
         ])
 }
 
-/// `swcred app add APPID (--entitlements FILE | --domain ENTRY ...)`.
+/// `swcred app add APPID (--entitlements FILE | --domain ENTRY ...)`, or for an Android app
+/// `swcred app add android:PACKAGE --cert-sha256 FP ... --domain HOST ...`.
 struct AppAddCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
-        abstract: "Register an app with its associated-domains entitlement (again: replace it).")
+        abstract: "Register an app with its associated-domains entitlement (again: replace it).",
+        discussion: """
+            An Android app is android:PACKAGE, registered with the SHA-256 fingerprints of its \
+            signing certificates (--cert-sha256, colon-separated hex, either case; or --cert-file, \
+            a PEM or DER certificate) and its domains \
+            (--domain HOST[:PORT]), the analogue of its manifest's asset_statements; each site's \
+            /.well-known/assetlinks.json must grant it delegate_permission/common.get_login_creds.
+            """)
 
-    @Argument(help: ArgumentHelp("The application identifier, e.g. ABCDE12345.com.example.app.", valueName: "APPID"))
+    @Argument(
+        help: ArgumentHelp(
+            "The application identifier, e.g. ABCDE12345.com.example.app, or android:com.example.app.",
+            valueName: "APPID"))
     var app: String
 
     @Option(help: ArgumentHelp("An Xcode .entitlements property list.", valueName: "FILE"))
@@ -26,18 +37,49 @@ struct AppAddCommand: ParsableCommand {
 
     @Option(
         name: .customLong("domain"),
-        help: ArgumentHelp("An entry such as webcredentials:example.com. Repeatable.", valueName: "ENTRY"))
+        help: ArgumentHelp(
+            "An entry such as webcredentials:example.com (an Android app: the host, example.com). Repeatable.",
+            valueName: "ENTRY"))
     var domains: [String] = []
+
+    @Option(
+        name: .customLong("cert-sha256"),
+        help: ArgumentHelp(
+            "An Android app's signing-certificate SHA-256 fingerprint, AA:BB:...:FF. Repeatable.", valueName: "FP"))
+    var certificateFingerprints: [String] = []
+
+    @Option(
+        name: .customLong("cert-file"),
+        help: ArgumentHelp(
+            "An Android app's signing certificate (PEM or DER X.509): its SHA-256 fingerprint is used. Repeatable.",
+            valueName: "FILE"))
+    var certificateFiles: [String] = []
 
     @OptionGroup var vault: VaultOptions
 
     func run() throws {
-        let app = try ApplicationIdentifier(app)
+        var app = try ApplicationIdentifier(app)
         let parsed: Entitlements
-        switch (entitlements, domains.isEmpty) {
-        case (let file?, true): parsed = try Entitlements(plistAt: file)
-        case (nil, false): parsed = try Entitlements(strings: domains)
-        default:
+        switch (app.platform, entitlements, domains.isEmpty) {
+        case (.android, nil, false):
+            var fingerprints: [CertificateFingerprint] = []
+            let given =
+                try certificateFingerprints.map(CertificateFingerprint.init)
+                + certificateFiles.flatMap(SigningCertificateFile.fingerprints(atPath:))
+            for fingerprint in given where !fingerprints.contains(fingerprint) { fingerprints.append(fingerprint) }
+            app = app.signed(by: fingerprints)
+            parsed = try Entitlements(androidDomains: domains)
+        case (.android, _, _):
+            throw SharedWebCredentialsError(
+                .invalidInput,
+                "give an Android app's domains as one or more --domain HOST (an .entitlements file is Apple's)")
+        case (.apple, _, _) where !certificateFingerprints.isEmpty || !certificateFiles.isEmpty:
+            throw SharedWebCredentialsError(
+                .invalidInput,
+                "--cert-sha256 and --cert-file are for Android apps (android:PACKAGE); \(app) is an Apple app")
+        case (.apple, let file?, true): parsed = try Entitlements(plistAt: file)
+        case (.apple, nil, false): parsed = try Entitlements(strings: domains)
+        case (.apple, _, _):
             throw SharedWebCredentialsError(
                 .invalidInput, "give either --entitlements FILE or one or more --domain ENTRY")
         }
@@ -92,6 +134,7 @@ struct AppShowCommand: ParsableCommand {
         TextOutput.line("app:          \(registered.identifier)")
         TextOutput.line("registered:   \(registered.registeredAt.formatted(.iso8601))")
         for entry in registered.entitlements.entries { TextOutput.line("entitlement:  \(entry)") }
+        for fingerprint in registered.identifier.signingCertificates { TextOutput.line("cert-sha256:  \(fingerprint)") }
         for warning in registered.entitlements.warnings { TextOutput.line("warning:      \(warning)") }
         print(AssociationTable.text(records))
     }
@@ -121,16 +164,22 @@ struct AppJSON: Encodable {
     let app: String
     let entitlements: [String]
     let registeredAt: String
+    /// An Android app's signing-certificate fingerprints; nil (left out) for an Apple app.
+    let certificateFingerprints: [String]?
 
     init(_ registered: RegisteredApp) {
         app = registered.identifier.description
         entitlements = registered.entitlements.entries.map(\.description)
         registeredAt = registered.registeredAt.formatted(.iso8601)
+        certificateFingerprints =
+            registered.identifier.platform == .android
+            ? registered.identifier.signingCertificates.map(\.description) : nil
     }
 
     enum CodingKeys: String, CodingKey {
         case app, entitlements
         case registeredAt = "registered_at"
+        case certificateFingerprints = "cert_sha256"
     }
 }
 

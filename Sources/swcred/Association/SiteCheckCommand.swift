@@ -127,7 +127,7 @@ struct SiteReportJSON: Encodable {
             report.aasaFetch.diagnostics + (report.aasa?.diagnostics ?? []) + (report.applinks?.diagnostics ?? [])
         let document = report.aasa?.document
         var services: [String: [String]] = [:]
-        for service in AssociatedDomainEntry.Service.allCases {
+        for service in AssociatedDomainEntry.Service.apple {
             services[service.rawValue] = document?.apps(for: service) ?? []
         }
         aasa = AASA(

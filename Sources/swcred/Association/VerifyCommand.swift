@@ -6,12 +6,15 @@ import SharedWebCredentials
 struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Fetch the AASA files of an app's associated domains now, store and print the verdicts.",
+        abstract:
+            "Fetch the AASA files (Digital Asset Links lists for Android apps) of an app's domains now, store and print the verdicts.",
         discussion: """
             Every entry of the entitlement is verified: webcredentials, applinks, appclips and \
             activitycontinuation, each against its own list in the site's file. Only webcredentials \
-            verdicts let an app use credentials; the others are reported. Exit status (from the \
-            webcredentials verdicts, or from all verdicts when the app has no webcredentials entry): \
+            verdicts let an app use credentials; the others are reported. An Android app's domains \
+            (get_login_creds) are verified against each site's /.well-known/assetlinks.json. Exit \
+            status (from the webcredentials or get_login_creds verdicts, or from all verdicts when the \
+            app has none): \
             0 when every verdict is approved, 4 when a site denies the app, 10 when a site could \
             not be reached (network, TLS, 5xx).
             """)
@@ -33,7 +36,7 @@ struct VerifyCommand: AsyncParsableCommand {
         let domain = try self.domain.map { try DomainTarget($0, allowDeveloperHosts: true) }
         let options = try network.networkOptions()
         if options.offline {
-            throw SharedWebCredentialsError(.networkFailure, "verify fetches AASA files; drop --offline")
+            throw SharedWebCredentialsError(.networkFailure, "verify fetches the sites' files; drop --offline")
         }
         let opened = try vault.openVault()
         let registered = try opened.apps.require(app)
@@ -55,7 +58,7 @@ struct VerifyCommand: AsyncParsableCommand {
         if results.isEmpty {
             throw SharedWebCredentialsError(.missingEntitlement, "\(app) has no entitlement entry to verify")
         }
-        let gating = results.map(\.check).filter { $0.entry.service == .webcredentials }
+        let gating = results.map(\.check).filter { $0.entry.service.grantsCredentials }
         let checks = gating.isEmpty ? results.map(\.check) : gating
         if let denied = checks.first(where: { $0.verdict == .denied }) {
             throw SharedWebCredentialsError(

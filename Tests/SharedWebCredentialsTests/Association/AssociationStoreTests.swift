@@ -66,7 +66,7 @@ struct AssociationStoreTests {
     func constraints() throws {
         #expect(throws: DatabaseError.self) {
             try database.queue.write { db in
-                try db.execute(sql: "INSERT INTO apps VALUES ('ABCDE12345.x', '[]', '2026-01-01', NULL)")
+                try db.execute(sql: "INSERT INTO apps VALUES ('ABCDE12345.x', '[]', '2026-01-01', NULL, NULL)")
                 try db.execute(
                     sql:
                         "INSERT INTO associations (service, app, domain, verdict, next_check) VALUES ('webcredentials', 'ABCDE12345.x', 'a.com', 'maybe', '2026-01-01')"

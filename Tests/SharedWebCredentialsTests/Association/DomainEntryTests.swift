@@ -123,5 +123,6 @@ struct DomainEntryTests {
                 == "shop.example.com")
         #expect(entitlements.webcredentialsEntry(covering: try DomainTarget("www.example.com"))?.host == "example.com")
         #expect(entitlements.webcredentialsEntry(covering: try DomainTarget("other.com")) == nil)
+        #expect(entitlements.webcredentialsEntries.count == 3, "the applinks entry grants no credentials")
     }
 }

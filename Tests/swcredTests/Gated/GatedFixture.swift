@@ -6,10 +6,26 @@ import TestSupport
 /// Sites (all served by one TLS server with a certificate from a throwaway CA):
 /// `shop.example` lists ``app``; `other.example` lists ``otherApp`` only; `down.example` is
 /// routed to a closed port. ``app``'s entitlement covers shop, other and down; ``otherApp``'s
-/// covers other.
+/// covers other. Their Digital Asset Links lists: `shop.example` grants ``androidApp`` (signed
+/// by ``androidFingerprint``) get_login_creds; `other.example` grants it only to its sibling
+/// ``androidSibling``. The Android app is not registered by ``make()``.
 final class GatedFixture {
     static let app = "ABCDE12345.com.example.app"
     static let otherApp = "ZZZZZ99999.com.example.other"
+    static let androidApp = "android:com.example.shop"
+    static let androidSibling = "com.example.shop.lite"
+    static let androidFingerprint =
+        "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
+
+    /// A statement list granting get_login_creds to `package`, signed by ``androidFingerprint``.
+    static func assetLinks(granting package: String) -> TestRoute {
+        .json(
+            """
+            [{"relation": ["delegate_permission/common.get_login_creds"],
+              "target": {"namespace": "android_app", "package_name": "\(package)",
+                         "sha256_cert_fingerprints": ["\(androidFingerprint)"]}}]
+            """)
+    }
 
     let directory: TemporaryDirectory
     let server: TestHTTPSServer
@@ -34,6 +50,13 @@ final class GatedFixture {
         let caFile = try ca.writePEM(into: directory)
         let hosts = ["shop.example", "other.example", "down.example"]
         let server = try await TestHTTPSServer.start(identity: try ca.issue(for: hosts)) { request in
+            if request.path == "/.well-known/assetlinks.json" {
+                switch request.host {
+                case "shop.example": return assetLinks(granting: String(androidApp.dropFirst("android:".count)))
+                case "other.example": return assetLinks(granting: androidSibling)
+                default: return .status(404)
+                }
+            }
             guard request.path == "/.well-known/apple-app-site-association" else { return .status(404) }
             switch request.host {
             case "shop.example": return .aasa(approving: [app])
