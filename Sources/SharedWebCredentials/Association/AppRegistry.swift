@@ -112,15 +112,7 @@ public struct AppRegistry: Sendable {
         )
     }
 
-    /// The registration in `row` after its MAC is checked, or as checked before when the row is
-    /// unchanged since (``VerifiedRowCache``).
     private func decode(_ row: Row, keys: VaultKeys) throws -> RegisteredApp {
-        try vault.verifiedApps.value(content: Self.table.storedContent(of: row), keyID: keys.keyID) {
-            try verifyAndDecode(row, keys: keys)
-        }
-    }
-
-    private func verifyAndDecode(_ row: Row, keys: VaultKeys) throws -> RegisteredApp {
         guard Self.table.isAuthentic(row, keys: keys) else {
             throw Self.untrusted(row[0] as DatabaseValue, path: vault.path)
         }

@@ -73,15 +73,7 @@ public struct AssociationStore: Sendable {
     }
 
     /// The record of an authentic row; nil, with a warning, for one that fails authentication.
-    /// The verdict in `row` if its MAC checks, or as checked before when the row is unchanged
-    /// since (``VerifiedRowCache``); nil, with a warning, when it fails.
     private func trusted(_ row: Row, keys: VaultKeys) throws -> AssociationRecord? {
-        try vault.verifiedVerdicts.valueIfVerified(content: Self.table.storedContent(of: row), keyID: keys.keyID) {
-            try verifyAndDecode(row, keys: keys)
-        }
-    }
-
-    private func verifyAndDecode(_ row: Row, keys: VaultKeys) throws -> AssociationRecord? {
         guard Self.table.isAuthentic(row, keys: keys) else {
             vault.warn(
                 "The stored verdict for \(String(describing: row["app"] as DatabaseValue)) at \(String(describing: row["domain"] as DatabaseValue)) failed authentication (it was written or changed by something other than swcred): it counts as missing and is verified again."

@@ -50,13 +50,6 @@ struct AuthenticatedTable: Sendable {
         (0..<columns.count).map { row[$0] as DatabaseValue }
     }
 
-    /// A row's stored content, exactly: every column of ``columns`` as the MAC encodes it (with
-    /// its storage class), then the stored MAC. Rows with equal content authenticate alike under
-    /// one key (``VerifiedRowCache``).
-    func storedContent(of row: Row) -> [[UInt8]] {
-        values(of: row).map(VaultKeys.field) + [(row[columns.count] as Data?).map(Array.init) ?? []]
-    }
-
     /// The MAC of `values` (in ``columns`` order) under `keys`.
     func mac(_ values: [DatabaseValue], keys: VaultKeys) -> [UInt8] {
         keys.stateMAC(table: name, values: covered(values))

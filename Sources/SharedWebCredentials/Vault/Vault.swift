@@ -40,10 +40,6 @@ public final class Vault: Sendable {
     package let database: DatabaseQueue
     private let unlocked: Mutex<UnlockedKey>
     private let warningHandler = Mutex<(@Sendable (String) -> Void)?>(nil)
-    /// Registrations already verified and decoded, by their stored content.
-    let verifiedApps = VerifiedRowCache<RegisteredApp>()
-    /// Verdicts already verified and decoded, by their stored content.
-    let verifiedVerdicts = VerifiedRowCache<AssociationRecord>()
 
     /// The keys in use and the `vault_meta` state they were unlocked from, which passphrase
     /// changes and key rotations compare against (compare and swap) before replacing it.

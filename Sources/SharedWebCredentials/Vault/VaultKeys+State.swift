@@ -23,8 +23,7 @@ extension VaultKeys {
         return mac.withUnsafeBytes { given in expected.withUnsafeBytes { ConstantTime.equals(given, $0) } }
     }
 
-    /// One column value as the state MAC encodes it: its storage class, then its bytes.
-    static func field(_ value: DatabaseValue) -> [UInt8] {
+    private static func field(_ value: DatabaseValue) -> [UInt8] {
         switch value.storage {
         case .null: return [0]
         case .int64(let integer): return [1] + withUnsafeBytes(of: integer.littleEndian) { Array($0) }

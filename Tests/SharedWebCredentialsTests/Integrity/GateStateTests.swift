@@ -126,32 +126,6 @@ struct GateStateTests {
         #expect(try vault.apps.remove(intruder))
     }
 
-    @Test("a row verified once and changed outside swcred afterwards is verified again, and fails")
-    func changedAfterVerified() throws {
-        #expect(try vault.apps.require(Self.app).entitlements.webcredentialsEntries.count == 2)
-        try attacker.execute(
-            "UPDATE apps SET entitlements = ? WHERE application_identifier = ?",
-            arguments: [#"["webcredentials:shop.example","webcredentials:bank.example"]"#, Self.app.description])
-        #expect(failure { _ = try vault.apps.require(Self.app) }?.code == .integrityFailure)
-
-        let now = Date()
-        try vault.associations.save(
-            AssociationRecord(
-                service: .webcredentials, app: Self.app, domain: "shop.example", verdict: .denied, checkedAt: now,
-                nextCheck: now.addingTimeInterval(86_400), lastError: "not listed", retryCount: 0,
-                documentDigest: nil, approvedAt: nil))
-        let entry = try AssociatedDomainEntry("webcredentials:shop.example")
-        #expect(try vault.associations.record(app: Self.app, entry: entry)?.verdict == .denied)
-        let warnings = WarningLog(for: vault)
-        try attacker.execute(
-            "UPDATE associations SET verdict = 'approved', approved_at = ?, last_error = NULL WHERE domain = 'shop.example'",
-            arguments: [now])
-        #expect(try vault.associations.record(app: Self.app, entry: entry) == nil, "the changed row counts as missing")
-        #expect(warnings.all.contains { $0.contains("failed authentication") })
-        try attacker.execute("UPDATE associations SET retry_count = 1 WHERE domain = 'shop.example'")
-        #expect(try vault.associations.record(app: Self.app, entry: entry) == nil, "and so does any other change")
-    }
-
     @Test("a trigger that rewrites verdicts to approved is refused at open, by name (exit 9)")
     func verdictRewritingTrigger() throws {
         try attacker.execute(
