@@ -391,9 +391,20 @@ public final class Vault: Sendable {
 
     /// Runs `body` in a read transaction with the current keys (those of another process's
     /// rotation, if one happened since: see ``currentKeys(_:)``).
+    ///
+    /// A plain deferred transaction rather than GRDB's `read`, which also turns
+    /// `PRAGMA query_only` on and off: SQLite expires every prepared statement of the connection
+    /// when a flag pragma changes, so each read then compiled every cached statement again.
     func read<T>(_ body: (Database, VaultKeys) throws -> T) throws -> T {
         try VaultDatabase.mappingErrors(path: path) {
-            try database.read { db in try body(db, currentKeys(db)) }
+            try database.inDatabase { db in
+                var result: T?
+                try db.inTransaction(.deferred) {
+                    result = try body(db, currentKeys(db))
+                    return .commit
+                }
+                return result!
+            }
         }
     }
 
