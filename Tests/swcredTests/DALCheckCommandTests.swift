@@ -18,14 +18,9 @@ struct DALCheckCommandTests {
          {"include": "https://example.com/more.json"}]
         """
 
+    /// Writes `text` as assetlinks.json in `directory`, with the `aasa check` tests' helper.
     static func write(_ text: String, in directory: TemporaryDirectory) throws -> String {
-        let path = directory.path("assetlinks.json")
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-
-    static func json(_ result: SwcredProcess.Result) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any])
+        try AASACheckCommandTests.write(text, in: directory, name: "assetlinks.json")
     }
 
     @Test("a file: its statements, a skipped statement's warning, its includes listed, and the app approved")
@@ -41,7 +36,7 @@ struct DALCheckCommandTests {
         #expect(text.stdout.contains("include (not fetched from a file): https://example.com/more.json"))
         #expect(text.stdout.contains("\(Self.app): approved"))
 
-        let json = try Self.json(try SwcredProcess.run(["dal", "check", path, "--json"]))
+        let json = try AASACheckCommandTests.json(try SwcredProcess.run(["dal", "check", path, "--json"]))
         #expect(json["valid"] as? Bool == true)
         let statements = try #require(json["statements"] as? [[String: Any]])
         #expect(statements.map { $0["namespace"] as? String } == ["android_app", "web"])
@@ -60,7 +55,7 @@ struct DALCheckCommandTests {
         #expect(result.status == 4)
         #expect(result.stdout.contains("error: [fingerprint-mismatch]"))
         #expect(result.stdout.contains("\(Self.app): not approved"))
-        let json = try Self.json(
+        let json = try AASACheckCommandTests.json(
             try SwcredProcess.run(["dal", "check", path, "--app", Self.app, "--cert-sha256", other, "--json"]))
         #expect(json["approved"] as? Bool == false)
         #expect((json["errors"] as? [[String: String]])?.first?["code"] == "fingerprint-mismatch")
@@ -72,7 +67,9 @@ struct DALCheckCommandTests {
         let path = try Self.write("{\"relation\": []}", in: directory)
         let result = try SwcredProcess.run(["dal", "check", path, "--json"])
         #expect(result.status == 2)
-        #expect((try Self.json(result)["errors"] as? [[String: String]])?.first?["code"] == "top-level-not-array")
+        #expect(
+            (try AASACheckCommandTests.json(result)["errors"] as? [[String: String]])?.first?["code"]
+                == "top-level-not-array")
         let text = try SwcredProcess.run(["dal", "check", path])
         #expect(text.status == 2)
         #expect(text.stderr.contains("not a usable Digital Asset Links statement list"))
@@ -114,7 +111,7 @@ struct DALCheckCommandTests {
         let host = try SwcredProcess.run(
             ["dal", "check", "example.com", "--app", Self.app, "--cert-sha256", Self.fingerprint, "--json"] + base)
         #expect(host.status == 0, "\(host.stderr)")
-        let json = try Self.json(host)
+        let json = try AASACheckCommandTests.json(host)
         #expect(
             json["files"] as? [String] == [
                 "https://example.com/.well-known/assetlinks.json", "https://example.com/more.json",

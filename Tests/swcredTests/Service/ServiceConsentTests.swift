@@ -5,19 +5,21 @@ import Testing
 /// Tokens made with `--consent ask`: changes and releases wait for the owner.
 @Suite("swcred serve: consent for --consent ask tokens", .serialized)
 struct ServiceConsentTests {
+    /// A save through the service, in the background: it waits while the owner is asked.
+    private func save(_ fixture: ServiceFixture, token: String, account: String) -> BackgroundWork<UnixHTTP.Response> {
+        let socket = fixture.socketPath
+        return BackgroundWork {
+            try UnixHTTP.request(
+                socket, "PUT", "/v1/credentials", token: token,
+                json: ["domain": "shop.example", "account": account, "password": "Pw-\(account)-1"])
+        }
+    }
+
     @Test("approved, declined and timed out; the owner sees app, operation, domain and account")
     func approvedDeclinedTimedOut() async throws {
         try await ServiceFixture.with { fixture in
             try fixture.start(["--consent-timeout", "3s"])
             let token = try fixture.token(["--consent", "ask"])
-            let socket = fixture.socketPath
-            func save(_ account: String) -> BackgroundWork<UnixHTTP.Response> {
-                BackgroundWork {
-                    try UnixHTTP.request(
-                        socket, "PUT", "/v1/credentials", token: token,
-                        json: ["domain": "shop.example", "account": account, "password": "Pw-\(account)-1"])
-                }
-            }
             func answer(_ approve: Bool, expect account: String) throws {
                 let next = try fixture.call("GET", "/v1/consent/next?wait=10")
                 #expect(next.status == 200, "\(next.text)")
@@ -31,18 +33,18 @@ struct ServiceConsentTests {
                 #expect(answered.status == 200)
             }
 
-            let approved = save("approved-account")
+            let approved = save(fixture, token: token, account: "approved-account")
             try answer(true, expect: "approved-account")
             #expect(try await approved.value.status == 200)
 
-            let declined = save("declined-account")
+            let declined = save(fixture, token: token, account: "declined-account")
             try answer(false, expect: "declined-account")
             let refusal = try await declined.value
             #expect(refusal.status == 403)
             #expect(refusal.errorCode == "declined")
 
             let start = ContinuousClock.now
-            let timedOut = try await save("timed-out-account").value
+            let timedOut = try await save(fixture, token: token, account: "timed-out-account").value
             #expect(timedOut.status == 403)
             #expect(timedOut.errorCode == "declined")
             #expect(ContinuousClock.now - start >= .seconds(3))
@@ -64,18 +66,11 @@ struct ServiceConsentTests {
         try await ServiceFixture.with { fixture in
             try fixture.start(["--consent-timeout", "30s"])
             let token = try fixture.token(["--consent", "ask"])
-            let socket = fixture.socketPath
-            func save(_ account: String) -> BackgroundWork<UnixHTTP.Response> {
-                BackgroundWork {
-                    try UnixHTTP.request(
-                        socket, "PUT", "/v1/credentials", token: token,
-                        json: ["domain": "shop.example", "account": account, "password": "Pw-\(account)-1"])
-                }
-            }
             for (account, key, status) in [("tty-yes", "y", 200), ("tty-no", "n", 403)] {
-                let pending = save(account)
+                let pending = save(fixture, token: token, account: account)
                 let terminal = try TerminalSession(
-                    executable: SwcredProcess.executableURL.path, arguments: ["consent", "--once", "--socket", socket],
+                    executable: SwcredProcess.executableURL.path,
+                    arguments: ["consent", "--once", "--socket", fixture.socketPath],
                     environment: [:])
                 let screen = try terminal.waitFor(
                     "\(GatedFixture.app) wants to add for \"\(account)\" on shop.example. Allow? [y/N]")
