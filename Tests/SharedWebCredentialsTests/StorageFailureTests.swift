@@ -27,7 +27,7 @@ struct StorageFailureTests {
             for index in 0..<300 {
                 try batch.upsert(
                     server: "bulk.example", account: "bulk-\(index)", password: SecureBytes(utf8: "pw-\(index)"),
-                    label: String(repeating: "x", count: 2000))
+                    details: CredentialDetails(label: String(repeating: "x", count: 2000)))
             }
         }
     }

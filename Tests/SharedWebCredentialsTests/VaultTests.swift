@@ -19,7 +19,9 @@ struct VaultTests {
             try store.upsert(server: "example.com", account: "alice", password: SecureBytes(utf8: "one")) == .unchanged)
         #expect(
             try store.upsert(server: "example.com", account: "alice", password: SecureBytes(utf8: "two")) == .updated)
-        try store.upsert(server: "example.com", account: "bob", password: SecureBytes(utf8: "bob-pw"), label: "work")
+        try store.upsert(
+            server: "example.com", account: "bob", password: SecureBytes(utf8: "bob-pw"),
+            details: CredentialDetails(label: "work"))
         try store.upsert(server: "example.com", port: 8443, account: "alice", password: SecureBytes(utf8: "alt"))
         try store.upsert(server: "example.com", port: 443, account: "carol", password: SecureBytes(utf8: "c"))
         try store.upsert(server: "other.example", account: "alice", password: SecureBytes(utf8: "x"))
@@ -177,10 +179,13 @@ struct VaultTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("vault.sqlite")
         let vault = try Support.makeVault(in: directory)
-        let secrets = ["zebra-account-7f3a", "Quokka-Password-91c2", "marker-host-55d1.example", "Label-Wombat-0b"]
+        let secrets = [
+            "zebra-account-7f3a", "Quokka-Password-91c2", "marker-host-55d1.example", "Label-Wombat-0b",
+            "Notes-Narwhal-4d2e", "otpauth://totp/Okapi-9a1c?secret=JBSWY3DPEHPK3PXP",
+        ]
         try vault.credentials.upsert(
             server: "secret-server-3e8c.example", account: secrets[0], password: SecureBytes(utf8: secrets[1]),
-            label: secrets[3])
+            details: CredentialDetails(label: secrets[3], notes: secrets[4], otpAuth: secrets[5]))
         try vault.neverSave.mark(secrets[2])
         var checked = Support.fileBytes(path)
         #expect(checked.keys.contains(path + "-wal"))

@@ -10,21 +10,24 @@ public struct Credential: Sendable {
     public let account: String
     /// The password, in locked memory. Call `password.exposedString()` only where it is released.
     public let password: SecureBytes
-    /// An optional note for the owner.
-    public let label: String?
+    /// The owner's label, notes and one-time-password URI.
+    public let details: CredentialDetails
     /// When the credential was first saved.
     public let created: Date
-    /// When the password or label last changed.
+    /// When the password or details last changed.
     public let modified: Date
+
+    /// The owner's label, if any.
+    public var label: String? { details.label }
 }
 
-/// What ``CredentialStore/upsert(server:port:account:password:label:)`` did.
+/// What ``CredentialStore/upsert(server:port:account:password:details:)`` did.
 public enum UpsertOutcome: Sendable, Equatable {
     /// No credential existed for (server, port, account); one was added.
     case added
-    /// One existed with a different password or label; it was updated.
+    /// One existed with a different password or details; it was updated.
     case updated
-    /// One existed with the same password and label; nothing changed.
+    /// One existed with the same password and details; nothing changed.
     case unchanged
 }
 

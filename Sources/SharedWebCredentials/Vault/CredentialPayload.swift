@@ -3,28 +3,32 @@ import Foundation
 /// The plaintext inside a credential's sealed blob, encoded as length-prefixed fields straight
 /// into locked memory (no intermediate `String` or `Data` copies of the password).
 ///
-/// Layout (integers little-endian): version u8 = 1, then server, account, password, label as
-/// (u32 length, bytes), then port u32 (0 = none), created and modified as i64 milliseconds
-/// since 1970.
+/// Layout (integers little-endian): version u8 = 2, then server, account, password, label,
+/// notes and otpauth URI as (u32 length, bytes; empty = none), then port u32 (0 = none), created
+/// and modified as i64 milliseconds since 1970. Version 1, written before notes and otpauth
+/// URIs existed, lacks those two fields; it is still read, and written back as version 2.
 enum CredentialPayload {
-    private static let version: UInt8 = 1
+    private static let version: UInt8 = 2
+    private static let versionWithoutNotes: UInt8 = 1
 
     /// Encodes a credential's fields.
     static func encode(
-        server: String, port: Int?, account: String, password: SecureBytes, label: String?,
+        server: String, port: Int?, account: String, password: SecureBytes, details: CredentialDetails,
         created: Date, modified: Date
     ) -> SecureBytes {
         let serverBytes = Array(server.utf8)
         let accountBytes = Array(account.utf8)
-        let labelBytes = Array((label ?? "").utf8)
-        let count = 1 + 4 * 4 + serverBytes.count + accountBytes.count + password.count + labelBytes.count + 4 + 16
+        let detailFields = [details.label, details.notes, details.otpAuth].map { Array(($0 ?? "").utf8) }
+        let count =
+            1 + 4 * 6 + serverBytes.count + accountBytes.count + password.count
+            + detailFields.reduce(0) { $0 + $1.count } + 4 + 16
         return SecureBytes(count: count) { buffer in
             var writer = Writer(buffer: buffer)
             writer.append(version)
             writer.appendField(serverBytes)
             writer.appendField(accountBytes)
             password.withUnsafeBytes { writer.appendField($0) }
-            writer.appendField(labelBytes)
+            for field in detailFields { writer.appendField(field) }
             writer.append(UInt32(port ?? 0))
             writer.append(Int64((created.timeIntervalSince1970 * 1000).rounded()))
             writer.append(Int64((modified.timeIntervalSince1970 * 1000).rounded()))
@@ -36,11 +40,14 @@ enum CredentialPayload {
     static func decode(_ payload: SecureBytes) -> Credential? {
         payload.withUnsafeBytes { bytes -> Credential? in
             var reader = Reader(bytes: bytes)
-            guard reader.readInteger(UInt8.self) == version,
-                let server = reader.readField().map({ String(decoding: $0, as: UTF8.self) }),
-                let account = reader.readField().map({ String(decoding: $0, as: UTF8.self) }),
+            guard let payloadVersion = reader.readInteger(UInt8.self),
+                payloadVersion == version || payloadVersion == versionWithoutNotes,
+                let server = reader.readText(),
+                let account = reader.readText(),
                 let password = reader.readField().map({ SecureBytes(copying: $0) }),
-                let label = reader.readField().map({ String(decoding: $0, as: UTF8.self) }),
+                let label = reader.readText(),
+                let notes = payloadVersion == version ? reader.readText() : "",
+                let otpAuth = payloadVersion == version ? reader.readText() : "",
                 let port = reader.readInteger(UInt32.self),
                 let created = reader.readInteger(Int64.self),
                 let modified = reader.readInteger(Int64.self),
@@ -48,7 +55,7 @@ enum CredentialPayload {
             else { return nil }
             return Credential(
                 server: server, port: port == 0 ? nil : Int(port), account: account, password: password,
-                label: label.isEmpty ? nil : label,
+                details: CredentialDetails(label: label, notes: notes, otpAuth: otpAuth),
                 created: Date(timeIntervalSince1970: Double(created) / 1000),
                 modified: Date(timeIntervalSince1970: Double(modified) / 1000))
         }
@@ -91,6 +98,10 @@ enum CredentialPayload {
             }
             offset += size
             return T(littleEndian: value)
+        }
+
+        mutating func readText() -> String? {
+            readField().map { String(decoding: $0, as: UTF8.self) }
         }
 
         mutating func readField() -> UnsafeRawBufferPointer? {

@@ -10,12 +10,15 @@ import GRDB
 public struct CredentialStore: Sendable {
     let vault: Vault
 
-    /// Adds a credential, or updates the password and label of an existing one.
+    /// Adds a credential, or updates the password (and the details, when given) of an existing
+    /// one. Nil `details` keeps an existing credential's details, and gives a new one none.
     @discardableResult
     public func upsert(
-        server: String, port: Int? = nil, account: String, password: SecureBytes, label: String? = nil
+        server: String, port: Int? = nil, account: String, password: SecureBytes, details: CredentialDetails? = nil
     ) throws -> UpsertOutcome {
-        try batch { try $0.upsert(server: server, port: port, account: account, password: password, label: label) }
+        try batch {
+            try $0.upsert(server: server, port: port, account: account, password: password, details: details)
+        }
     }
 
     /// Runs several changes in one transaction (all or nothing), for imports and bulk edits.
@@ -125,13 +128,13 @@ public struct CredentialStore: Sendable {
     @discardableResult
     static func store(
         _ db: Database, keys: VaultKeys, id: [UInt8], version: Int64, key: CredentialKey, account: String,
-        password: SecureBytes, label: String?, created: Date, modified: Date,
+        password: SecureBytes, details: CredentialDetails, created: Date, modified: Date,
         accountIndex knownAccountIndex: [UInt8]? = nil, onlyIfAbsent: Bool = false
     ) throws -> Bool {
         let serverIndex = keys.serverIndex(key)
         let accountIndex = knownAccountIndex ?? keys.accountIndex(key, account: account)
         let payload = CredentialPayload.encode(
-            server: key.server, port: key.port, account: account, password: password, label: label,
+            server: key.server, port: key.port, account: account, password: password, details: details,
             created: created, modified: modified)
         let sealed = AuthenticatedEncryption.seal(
             payload, key: keys.recordKey,
@@ -163,7 +166,7 @@ public struct CredentialStore: Sendable {
             try store(
                 db, keys: newKeys, id: Array(id), version: version,
                 key: CredentialKey(server: credential.server, port: credential.port), account: credential.account,
-                password: credential.password, label: credential.label, created: credential.created,
+                password: credential.password, details: credential.details, created: credential.created,
                 modified: credential.modified)
         }
     }
@@ -184,10 +187,11 @@ public struct CredentialBatch {
     let commitment: RecordCommitment
     let vault: Vault
 
-    /// Adds a credential, or updates the password and label of an existing one.
+    /// Adds a credential, or updates the password (and the details, when given) of an existing
+    /// one. Nil `details` keeps an existing credential's details, and gives a new one none.
     @discardableResult
     public func upsert(
-        server: String, port: Int? = nil, account: String, password: SecureBytes, label: String? = nil
+        server: String, port: Int? = nil, account: String, password: SecureBytes, details: CredentialDetails? = nil
     ) throws -> UpsertOutcome {
         let key = try CredentialKey(server: server, port: port)
         guard !account.isEmpty else {
@@ -196,14 +200,13 @@ public struct CredentialBatch {
         guard !password.isEmpty else {
             throw SharedWebCredentialsError(.invalidInput, "The password is empty: give a non-empty password.")
         }
-        let label = label?.isEmpty == true ? nil : label
         let index = keys.accountIndex(key, account: account)
         let now = Date()
         // Most upserts of an import are new: try the insert first, look up only on a conflict.
         let newID = RandomBytes.array(count: 16)
         if try CredentialStore.store(
             db, keys: keys, id: newID, version: 1, key: key, account: account, password: password,
-            label: label, created: now, modified: now, accountIndex: index, onlyIfAbsent: true)
+            details: details ?? .none, created: now, modified: now, accountIndex: index, onlyIfAbsent: true)
         {
             commitment.insertCredential(id: newID, version: 1, keys: keys)
             return .added
@@ -217,12 +220,13 @@ public struct CredentialBatch {
                 .internalError, "A credential vanished inside a transaction; please report this.")
         }
         let existing = try CredentialStore.open(row, db: db, keys: keys, vault: vault)
-        if existing.password.isEqual(to: password), existing.label == label { return .unchanged }
+        let details = details ?? existing.details
+        if existing.password.isEqual(to: password), existing.details == details { return .unchanged }
         let id = Array(row["id"] as Data)
         let version: Int64 = row["version"]
         try CredentialStore.store(
             db, keys: keys, id: id, version: version + 1, key: key, account: account, password: password,
-            label: label, created: existing.created, modified: now, accountIndex: index)
+            details: details, created: existing.created, modified: now, accountIndex: index)
         commitment.removeCredential(id: id, version: version, keys: keys)
         commitment.insertCredential(id: id, version: version + 1, keys: keys)
         return .updated
