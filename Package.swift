@@ -32,6 +32,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The API's generated server and client (Scripts/openapi generates them from API/openapi.yaml).
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -66,11 +70,20 @@ let package = Package(
         ),
         // prctl for the tool's process hardening (no core dumps); Swift cannot call variadic C.
         .target(name: "CProcessHardening"),
+        // The API's request and response types, generated from API/openapi.yaml (Scripts/openapi);
+        // the service and the client share them.
+        .target(
+            name: "SwcredAPI",
+            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")]
+        ),
         // The client of the vault service: the facade's method shapes over HTTP, without the server.
         .target(
             name: "SharedWebCredentialsClient",
             dependencies: [
                 "SharedWebCredentials",
+                "SwcredAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -92,6 +105,9 @@ let package = Package(
             name: "SwcredService",
             dependencies: [
                 "SharedWebCredentials",
+                "SwcredAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -1,20 +1,25 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import NIOCore
-import NIOFoundationCompat
-import NIOHTTP1
 import NIOSSL
+import OpenAPIAsyncHTTPClient
+import OpenAPIRuntime
 import SharedWebCredentials
+import SwcredAPI
 
-/// HTTP to the service: JSON in and out, errors turned into ``SharedWebCredentialsError``.
+/// The client generated from API/openapi.yaml, over AsyncHTTPClient to the service's socket or
+/// TLS listener. Every failure reaches callers as a ``SharedWebCredentialsError``: see
+/// ``perform(_:)``.
 final class ServiceConnection: Sendable {
     let endpoint: ServiceEndpoint
+    /// The generated client: one method per operation of the document.
+    let client: Client
     private let httpClient: HTTPClient
-    private let timeout: TimeAmount
 
-    init(endpoint: ServiceEndpoint, caFile: String?, timeout: Duration) {
+    /// - Parameter token: the app token sent as `Authorization: Bearer`; nil for the owner's routes.
+    init(endpoint: ServiceEndpoint, token: SecureBytes?, caFile: String?, timeout: Duration) throws {
         self.endpoint = endpoint
-        self.timeout = .seconds(timeout.components.seconds)
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         if let caFile {
@@ -22,62 +27,74 @@ final class ServiceConnection: Sendable {
             tls.additionalTrustRoots = [.file(caFile)]
             configuration.tlsConfiguration = tls
         }
-        httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.httpClient = httpClient
+        guard let baseURL = endpoint.baseURL else {
+            try? httpClient.syncShutdown()
+            throw SharedWebCredentialsError(.invalidInput, "cannot make a URL for the service at \(endpoint)")
+        }
+        client = Client(
+            serverURL: baseURL,
+            transport: AsyncHTTPClientTransport(
+                configuration: .init(client: httpClient, timeout: .seconds(timeout.components.seconds))),
+            middlewares: [ServiceErrorMiddleware(endpoint: endpoint, token: token)])
     }
 
     func shutdown() async throws {
         try await httpClient.shutdown()
     }
 
-    /// Sends `body` (when given) as JSON with the bearer `token` (when given); returns the decoded
-    /// answer, or nil for 204 No Content.
-    func call<Response: Decodable>(
-        _ method: HTTPMethod, _ route: String, body: (some Encodable)?, token: SecureBytes?
-    ) async throws -> Response? {
-        guard let url = endpoint.url(route) else {
-            throw SharedWebCredentialsError(.invalidInput, "cannot make a URL for \(route) at \(endpoint)")
-        }
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = method
-        if let token { request.headers.add(name: "Authorization", value: "Bearer " + token.exposedString()) }
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(body)))
-        }
-        let response: HTTPClientResponse
-        let bytes: ByteBuffer
+    /// Runs one call of the generated client, unwrapping its `ClientError` to the library error
+    /// that ``ServiceErrorMiddleware`` threw; an answer that does not match the document is an
+    /// internal error.
+    func perform<T>(_ call: (Client) async throws -> T) async throws -> T {
         do {
-            response = try await httpClient.execute(request, timeout: timeout)
-            bytes = try await response.body.collect(upTo: 64 * 1024 * 1024)
+            return try await call(client)
+        } catch let error as ClientError {
+            if let libraryError = error.underlyingError as? SharedWebCredentialsError { throw libraryError }
+            throw SharedWebCredentialsError(
+                .internalError,
+                "the service's answer to \(error.operationID) does not match API/openapi.yaml: \(error.causeDescription)"
+            )
+        }
+    }
+}
+
+/// Adds the app token to each request, and turns a failed exchange into the library's error: no
+/// answer at all is a locked vault ("start the service"), and an error answer carries the
+/// service's code and message.
+struct ServiceErrorMiddleware: ClientMiddleware {
+    let endpoint: ServiceEndpoint
+    let token: SecureBytes?
+
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        if let token { request.headerFields[.authorization] = "Bearer " + token.exposedString() }
+        let response: HTTPResponse
+        let responseBody: HTTPBody?
+        do {
+            (response, responseBody) = try await next(request, body, baseURL)
         } catch {
             throw SharedWebCredentialsError(
                 .vaultLocked,
                 "no swcred service answers at \(endpoint) (\(error)): start it with `swcred serve`, or check --server / SWCRED_SERVER"
             )
         }
-        let data = Data(bytes.readableBytesView)
-        if response.status == .noContent { return nil }
-        guard response.status == .ok else { throw Self.error(status: response.status, body: data) }
-        do {
-            return try JSONDecoder().decode(Response.self, from: data)
-        } catch {
-            throw SharedWebCredentialsError(.internalError, "the service's answer to \(route) did not parse: \(error)")
+        guard response.status.kind == .successful else {
+            let data = try await Data(collecting: responseBody ?? HTTPBody(), upTo: 1024 * 1024)
+            throw Self.error(status: response.status.code, body: data)
         }
+        return (response, responseBody)
     }
 
     /// The library error for an error answer: the service's code when it names a library
     /// condition, and for its own conditions the nearest one (a token problem is a locked vault).
-    static func error(status: HTTPResponseStatus, body: Data) -> SharedWebCredentialsError {
-        struct ErrorBody: Decodable {
-            struct Detail: Decodable {
-                let code: String
-                let message: String
-            }
-            let error: Detail
-        }
-        guard let parsed = try? JSONDecoder().decode(ErrorBody.self, from: body) else {
-            return SharedWebCredentialsError(
-                .internalError, "the service answered \(status.code) without an error body")
+    static func error(status: Int, body: Data) -> SharedWebCredentialsError {
+        guard let parsed = try? JSONDecoder().decode(Components.Schemas._Error.self, from: body) else {
+            return SharedWebCredentialsError(.internalError, "the service answered \(status) without an error body")
         }
         let code: SharedWebCredentialsError.Code =
             if let libraryCode = SharedWebCredentialsError.Code(rawValue: parsed.error.code) {
@@ -86,13 +103,11 @@ final class ServiceConnection: Sendable {
                 switch parsed.error.code {
                 case "invalid-token", "peer-refused", "owner-only": .vaultLocked
                 case "permission-denied": .missingEntitlement
-                case "body-too-large", "invalid-json", "unsupported-media-type": .invalidInput
+                case "body-too-large", "invalid-json", "unsupported-media-type", "invalid-request": .invalidInput
                 default: .internalError
                 }
             }
         return SharedWebCredentialsError(code, parsed.error.message)
     }
-}
 
-/// A body-less request.
-struct NoBody: Encodable {}
+}

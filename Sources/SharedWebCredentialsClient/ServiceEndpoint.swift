@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import SharedWebCredentials
 
@@ -39,15 +40,15 @@ public enum ServiceEndpoint: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The URL of `route` (such as `/v1/health`) at this endpoint.
-    func url(_ route: String) -> URL? {
+    /// The base URL the API's paths are appended to: `http+unix://` with the socket path
+    /// percent-encoded as the host, or the TLS listener's URL without a trailing slash.
+    var baseURL: URL? {
         switch self {
         case .unixSocket(let path):
-            return URL(httpURLWithSocketPath: path, uri: route)
+            return URL(httpURLWithSocketPath: path, uri: "")
         case .https(let base):
-            let trimmed =
-                base.absoluteString.hasSuffix("/") ? String(base.absoluteString.dropLast()) : base.absoluteString
-            return URL(string: trimmed + route)
+            let text = base.absoluteString
+            return URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text)
         }
     }
 }

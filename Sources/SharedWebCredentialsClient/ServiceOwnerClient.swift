@@ -1,12 +1,11 @@
 import Foundation
-import NIOHTTP1
 import SharedWebCredentials
 
 /// The owner's routes of a running service, on its Unix socket: health, lock, unlock, and the
 /// consent requests of `--consent ask` tokens (`swcred lock`, `unlock`, `consent`).
 public final class ServiceOwnerClient: Sendable {
     /// The service's state, from `GET /v1/health`.
-    public struct Health: Sendable, Decodable {
+    public struct Health: Sendable {
         /// The service's version.
         public let version: String
         /// Whether the vault is locked.
@@ -14,7 +13,7 @@ public final class ServiceOwnerClient: Sendable {
     }
 
     /// A change or release waiting for the owner's answer.
-    public struct ConsentRequest: Sendable, Decodable {
+    public struct ConsentRequest: Sendable {
         /// Its id, for the answer.
         public let id: String
         /// The app asking.
@@ -30,8 +29,9 @@ public final class ServiceOwnerClient: Sendable {
     private let connection: ServiceConnection
 
     /// A client of the service at `socketPath`.
-    public init(socketPath: String) {
-        connection = ServiceConnection(endpoint: .unixSocket(path: socketPath), caFile: nil, timeout: .seconds(90))
+    public init(socketPath: String) throws {
+        connection = try ServiceConnection(
+            endpoint: .unixSocket(path: socketPath), token: nil, caFile: nil, timeout: .seconds(90))
     }
 
     /// Closes the connections. Call once when done.
@@ -41,48 +41,48 @@ public final class ServiceOwnerClient: Sendable {
 
     /// The service's version and lock state.
     public func health() async throws -> Health {
-        try await require(connection.call(.GET, "/v1/health", body: NoBody?.none, token: nil))
+        let health = try await connection.perform { try await $0.health().ok.body.json }
+        return Health(version: health.version, locked: health.locked)
     }
 
     /// Locks the vault now.
     public func lock() async throws {
-        let _: Health = try await require(connection.call(.POST, "/v1/lock", body: NoBody?.none, token: nil))
+        _ = try await connection.perform { try await $0.lock().ok }
     }
 
     /// Unlocks with the passphrase; a wrong one throws `vaultLocked`.
     public func unlock(passphrase: SecureBytes) async throws {
-        struct Body: Encodable { let passphrase: String }
-        let _: Health = try await require(
-            connection.call(.POST, "/v1/unlock", body: Body(passphrase: passphrase.exposedString()), token: nil))
+        _ = try await connection.perform {
+            try await $0.unlock(body: .json(.init(passphrase: passphrase.exposedString()))).ok
+        }
     }
 
     /// Unlocks a key-file vault with the key file at `path` (read by the service).
     public func unlock(keyFile path: String) async throws {
-        struct Body: Encodable {
-            let keyFile: String
-            enum CodingKeys: String, CodingKey { case keyFile = "key_file" }
-        }
-        let _: Health = try await require(connection.call(.POST, "/v1/unlock", body: Body(keyFile: path), token: nil))
+        _ = try await connection.perform { try await $0.unlock(body: .json(.init(keyFile: path))).ok }
     }
 
     /// The oldest request waiting for consent, waiting up to `wait` seconds for one; nil if none.
     public func nextConsentRequest(wait: Int) async throws -> ConsentRequest? {
-        try await connection.call(.GET, "/v1/consent/next?wait=\(wait)", body: NoBody?.none, token: nil)
+        try await connection.perform { client in
+            switch try await client.nextConsentRequest(query: .init(wait: wait)) {
+            case .ok(let ok):
+                let request = try ok.body.json
+                return ConsentRequest(
+                    id: request.id, app: request.app, operation: request.operation.rawValue, domain: request.domain,
+                    account: request.account)
+            case .noContent:
+                return nil
+            default:
+                throw SharedWebCredentialsError(.internalError, "the service answered an undocumented status")
+            }
+        }
     }
 
     /// Answers a consent request; throws `itemNotFound` when it already timed out.
     public func answer(_ request: ConsentRequest, approve: Bool) async throws {
-        struct Body: Encodable {
-            let id: String
-            let approve: Bool
+        _ = try await connection.perform {
+            try await $0.answerConsentRequest(body: .json(.init(id: request.id, approve: approve))).ok
         }
-        struct Outcome: Decodable { let outcome: String }
-        let _: Outcome = try await require(
-            connection.call(.POST, "/v1/consent/answer", body: Body(id: request.id, approve: approve), token: nil))
-    }
-
-    private func require<T>(_ value: T?) throws -> T {
-        guard let value else { throw SharedWebCredentialsError(.internalError, "the service answered with no content") }
-        return value
     }
 }

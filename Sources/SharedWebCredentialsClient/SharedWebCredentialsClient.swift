@@ -1,6 +1,6 @@
 import Foundation
-import NIOHTTP1
 import SharedWebCredentials
+import SwcredAPI
 
 /// The gated operations of ``SharedWebCredentials`` through a running `swcred serve`, for an app
 /// that holds a token from `swcred app token create`. The service runs the gate; this client only
@@ -15,7 +15,6 @@ public final class SharedWebCredentialsClient: Sendable {
     /// The app the caller means to act for, sent with each request so that the service refuses
     /// a token of another app; nil: whatever app the token belongs to.
     public let app: ApplicationIdentifier?
-    private let token: SecureBytes
     private let connection: ServiceConnection
 
     /// - Parameters:
@@ -24,11 +23,10 @@ public final class SharedWebCredentialsClient: Sendable {
     public init(
         endpoint: ServiceEndpoint, token: SecureBytes, app: ApplicationIdentifier? = nil, caFile: String? = nil,
         timeout: Duration = .seconds(60)
-    ) {
+    ) throws {
         self.endpoint = endpoint
-        self.token = token
         self.app = app
-        connection = ServiceConnection(endpoint: endpoint, caFile: caFile, timeout: timeout)
+        connection = try ServiceConnection(endpoint: endpoint, token: token, caFile: caFile, timeout: timeout)
     }
 
     /// Closes the connections. Call once when done.
@@ -42,27 +40,14 @@ public final class SharedWebCredentialsClient: Sendable {
     public func request(
         domain: DomainTarget? = nil, account: String? = nil, includeShared: Bool = false
     ) async throws -> [ServiceCredential] {
-        struct Body: Encodable {
-            let app: String?
-            let domain: String?
-            let account: String?
-            let includeShared: Bool?
-            enum CodingKeys: String, CodingKey {
-                case app, domain, account
-                case includeShared = "include_shared"
-            }
+        let released = try await connection.perform {
+            try await $0.requestCredentials(
+                body: .json(
+                    .init(
+                        app: app?.description, domain: domain?.description, account: account,
+                        includeShared: includeShared ? true : nil))
+            ).ok.body.json
         }
-        struct Released: Decodable {
-            let server: String
-            let account: String
-            let password: String
-            let port: Int?
-        }
-        let released: [Released] = try await call(
-            .POST, "/v1/credentials/request",
-            Body(
-                app: app?.description, domain: domain?.description, account: account,
-                includeShared: includeShared ? true : nil))
         return released.map {
             ServiceCredential(
                 server: $0.server, port: $0.port, account: $0.account, password: SecureBytes(utf8: $0.password))
@@ -78,19 +63,15 @@ public final class SharedWebCredentialsClient: Sendable {
         confirm: (CredentialChange) async throws -> Bool
     ) async throws -> CredentialChangeOutcome {
         guard let password else { return try await delete(domain: domain, account: account, confirm: confirm) }
-        struct Body: Encodable {
-            let app: String?
-            let domain: String
-            let account: String
-            let password: String
-            let confirmed: Bool
-        }
         return try await confirmingChange(domain: domain, account: account, confirm: confirm) { confirmed in
-            try await call(
-                .PUT, "/v1/credentials",
-                Body(
-                    app: app?.description, domain: domain.description, account: account,
-                    password: password.exposedString(), confirmed: confirmed))
+            try await connection.perform {
+                try await $0.saveCredential(
+                    body: .json(
+                        .init(
+                            app: app?.description, domain: domain.description, account: account,
+                            password: password.exposedString(), confirmed: confirmed))
+                ).ok.body.json
+            }
         }
     }
 
@@ -99,16 +80,14 @@ public final class SharedWebCredentialsClient: Sendable {
     public func delete(
         domain: DomainTarget, account: String, confirm: (CredentialChange) async throws -> Bool
     ) async throws -> CredentialChangeOutcome {
-        struct Body: Encodable {
-            let app: String?
-            let domain: String
-            let account: String
-            let confirmed: Bool
-        }
-        return try await confirmingChange(domain: domain, account: account, confirm: confirm) { confirmed in
-            try await call(
-                .DELETE, "/v1/credentials",
-                Body(app: app?.description, domain: domain.description, account: account, confirmed: confirmed))
+        try await confirmingChange(domain: domain, account: account, confirm: confirm) { confirmed in
+            try await connection.perform {
+                try await $0.deleteCredential(
+                    body: .json(
+                        .init(app: app?.description, domain: domain.description, account: account, confirmed: confirmed)
+                    )
+                ).ok.body.json
+            }
         }
     }
 
@@ -116,18 +95,27 @@ public final class SharedWebCredentialsClient: Sendable {
     /// once, as on the direct path, and a real change is made only once `confirm` approves it.
     private func confirmingChange(
         domain: DomainTarget, account: String, confirm: (CredentialChange) async throws -> Bool,
-        send: (_ confirmed: Bool) async throws -> OutcomeBody
+        send: (_ confirmed: Bool) async throws -> Components.Schemas.Outcome
     ) async throws -> CredentialChangeOutcome {
         let preview = try await send(false)
-        guard preview.outcome == "needs-confirmation" else { return try preview.parsed() }
-        guard let kind = preview.change.flatMap(CredentialChange.Kind.init(rawValue:)) else {
+        guard preview.outcome == .needsConfirmation else { return try Self.outcome(preview) }
+        guard let kind = preview.change.flatMap({ CredentialChange.Kind(rawValue: $0.rawValue) }) else {
             throw SharedWebCredentialsError(
-                .internalError, "the service asked for a confirmation of an unknown change \"\(preview.change ?? "")\"")
+                .internalError, "the service asked for a confirmation without saying of which change")
         }
         guard try await confirm(CredentialChange(kind: kind, domain: domain, account: account)) else {
             throw SharedWebCredentialsError(.declined, "declined: nothing was changed")
         }
-        return try await send(true).parsed()
+        return try Self.outcome(try await send(true))
+    }
+
+    /// The library's outcome for the service's; one it does not know is an internal error.
+    private static func outcome(_ answer: Components.Schemas.Outcome) throws -> CredentialChangeOutcome {
+        guard let outcome = CredentialChangeOutcome(rawValue: answer.outcome.rawValue) else {
+            throw SharedWebCredentialsError(
+                .internalError, "the service answered a change with \"\(answer.outcome.rawValue)\"")
+        }
+        return outcome
     }
 
     /// One password for signing up on `domain`, as ``SharedWebCredentials/generatePassword(for:rules:)``.
@@ -147,56 +135,26 @@ public final class SharedWebCredentialsClient: Sendable {
     public func generatePasswords(
         domain: DomainTarget? = nil, rules: PasswordRules? = nil, style: PasswordStyle? = nil, count: Int = 1
     ) async throws -> [GeneratedPassword] {
-        struct Body: Encodable {
-            let app: String?
-            let domain: String?
-            let rules: String?
-            let style: String?
-            let count: Int
-        }
-        struct Generated: Decodable {
-            let password: String
-            let style: String
-            let entropyBits: Double
-            enum CodingKeys: String, CodingKey {
-                case password, style
-                case entropyBits = "entropy_bits"
+        let style = try style.map { style in
+            guard let payload = Components.Schemas.Generate.StylePayload(rawValue: style.rawValue) else {
+                throw SharedWebCredentialsError(
+                    .invalidInput, "the service does not generate \(style.rawValue) passwords; use the CLI for those")
             }
+            return payload
         }
-        let generated: [Generated] = try await call(
-            .POST, "/v1/passwords/generate",
-            Body(
-                app: app?.description, domain: domain?.description, rules: rules?.description,
-                style: style?.rawValue, count: count))
+        let generated = try await connection.perform {
+            try await $0.generatePasswords(
+                body: .json(
+                    .init(
+                        app: app?.description, domain: domain?.description, rules: rules?.description, style: style,
+                        count: count))
+            ).ok.body.json
+        }
         return try generated.map {
             guard let style = PasswordStyle(rawValue: $0.style) else {
                 throw SharedWebCredentialsError(.internalError, "the service returned an unknown style \"\($0.style)\"")
             }
             return GeneratedPassword(password: $0.password, style: style, entropyBits: $0.entropyBits)
         }
-    }
-
-    // MARK: HTTP
-
-    private struct OutcomeBody: Decodable {
-        let outcome: String
-        let change: String?
-
-        func parsed() throws -> CredentialChangeOutcome {
-            guard let parsed = CredentialChangeOutcome(rawValue: outcome) else {
-                throw SharedWebCredentialsError(
-                    .internalError, "the service returned an unknown outcome \"\(outcome)\"")
-            }
-            return parsed
-        }
-    }
-
-    private func call<Response: Decodable>(
-        _ method: HTTPMethod, _ route: String, _ body: some Encodable
-    ) async throws -> Response {
-        guard let response: Response = try await connection.call(method, route, body: body, token: token) else {
-            throw SharedWebCredentialsError(.internalError, "the service answered \(route) with no content")
-        }
-        return response
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import OpenAPIRuntime
 import SharedWebCredentials
 
 /// An error answer of the service: one JSON shape, `{"error": {"code": ..., "message": ...}}`,
@@ -62,6 +63,26 @@ struct APIError: Error, Sendable {
             message: "the request body is not valid JSON for this route: \(detail)")
     }
 
+    /// What is wrong with a JSON body, by its path, without any of its values.
+    static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty
+                ? "it does not parse"
+                : "bad value at \"\(path(context.codingPath))\": API/openapi.yaml lists the values it takes"
+        case .keyNotFound(let key, let context):
+            return "missing field \"\(path(context.codingPath + [key]))\""
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "wrong type at \"\(path(context.codingPath))\""
+        @unknown default:
+            return "it does not match"
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+
     static let unsupportedMediaType = APIError(
         status: .unsupportedMediaType, code: "unsupported-media-type",
         message: "send the request body as JSON with Content-Type: application/json")
@@ -103,8 +124,13 @@ enum ServiceLimits {
     static let maximumGenerateCount = 1000
 }
 
-/// The JSON coders the service uses: sorted keys, unescaped slashes, as the CLI prints.
+/// The JSON the service writes: sorted keys, unescaped slashes, compact, as the CLI prints.
 enum ServiceJSON {
+    /// For the generated routes; times in ISO 8601.
+    static let configuration = Configuration(
+        dateTranscoder: .iso8601, jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
+
+    /// For the error bodies ``ServiceMiddleware`` writes.
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -1,4 +1,5 @@
 import Foundation
+import SwcredAPI
 import Synchronization
 
 /// The owner's consent for tokens made with `--consent ask`: a change or a release waits here
@@ -9,14 +10,10 @@ import Synchronization
 /// not a barrier against code already running as the owner (which could read the service's
 /// memory anyway).
 final class ConsentBroker: Sendable {
-    /// One request waiting for the owner.
-    struct Pending: Sendable, Encodable {
-        let id: String
-        let app: String
-        let operation: String
-        let domain: String
-        let account: String?
-    }
+    /// One request waiting for the owner, as `GET /v1/consent/next` shows it.
+    typealias Pending = Components.Schemas.ConsentRequest
+    /// What a request would do: add, update, delete or release.
+    typealias Operation = Components.Schemas.ConsentRequest.OperationPayload
 
     private struct State {
         var pending: [Pending] = []
@@ -33,7 +30,7 @@ final class ConsentBroker: Sendable {
     }
 
     /// Puts a request to the owner; true only if they approve it before the timeout.
-    func ask(app: String, operation: String, domain: String, account: String?) async -> Bool {
+    func ask(app: String, operation: Operation, domain: String, account: String?) async -> Bool {
         let request = Pending(
             id: UUID().uuidString.lowercased(), app: app, operation: operation, domain: domain, account: account)
         state.withLock { $0.pending.append(request) }

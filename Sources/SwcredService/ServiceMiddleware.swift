@@ -3,6 +3,8 @@ import Glibc
 import HTTPTypes
 import Hummingbird
 import Logging
+import OpenAPIRuntime
+import SharedWebCredentials
 
 /// Wraps every route: refuses peers of another uid, turns every failure into the one JSON error
 /// shape, logs one line per request (method, route, status, time, peer pid and uid, never a body,
@@ -37,6 +39,8 @@ struct ServiceMiddleware: RouterMiddleware {
             response = try await next(request, context)
         } catch let error as APIError {
             response = Self.response(for: error)
+        } catch let error as ServerError {
+            response = Self.response(for: Self.apiError(for: error))
         } catch let error as any HTTPResponseError {
             response = Self.response(for: Self.apiError(for: error.status, request: request))
         } catch {
@@ -72,6 +76,27 @@ struct ServiceMiddleware: RouterMiddleware {
         var headers: HTTPFields = [.contentType: "application/json"]
         if error.status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         return Response(status: error.status, headers: headers, body: .init(byteBuffer: .init(bytes: error.body)))
+    }
+
+    /// The answer to a failure inside the generated routes: the handler's own error, or the
+    /// request not matching the API document (a body that does not decode as the operation's
+    /// schema, a missing body, an `Accept` the route cannot answer).
+    private static func apiError(for error: ServerError) -> APIError {
+        switch error.underlyingError {
+        case let error as APIError: error
+        // The document's GET routes take query parameters and no body.
+        case is DecodingError where error.request.method == .get:
+            APIError(
+                status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
+                message:
+                    "a query parameter does not match API/openapi.yaml for \(error.operationID): see its parameters")
+        case let decodingError as DecodingError: .invalidJSON(APIError.describe(decodingError))
+        default:
+            APIError(
+                status: .badRequest, code: "invalid-request",
+                message:
+                    "the request does not match API/openapi.yaml for \(error.operationID): \(error.causeDescription)")
+        }
     }
 
     private static func apiError(for status: HTTPResponse.Status, request: Request) -> APIError {

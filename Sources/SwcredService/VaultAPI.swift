@@ -1,47 +1,46 @@
 import Foundation
 import Hummingbird
 import Logging
-import NIOCore
+import OpenAPIHummingbird
+import OpenAPIRuntime
 import SharedWebCredentials
+import SwcredAPI
 
-/// The routes under `/v1`: each authenticates the app's token, checks the permission, and then
-/// calls the same `SharedWebCredentials` facade (and so the same gate) as the CLI.
-struct VaultAPI: Sendable {
+/// The routes of API/openapi.yaml, on the protocol generated from it (Scripts/openapi): each app
+/// route authenticates the app's token, checks the permission, and then calls the same
+/// `SharedWebCredentials` facade (and so the same gate) as the CLI. Failures are thrown as
+/// ``APIError``; ``ServiceMiddleware`` answers them in the one error shape.
+struct VaultAPI: APIProtocol {
     let holder: VaultHolder
     let verifier: Verifier?
     let metrics: ServiceMetrics
     let policy: RecheckPolicy
     let throttle: FailedAuthenticationThrottle
-    let bodyTimeout: Duration
     let consent: ConsentBroker
     let logger: Logger
 
-    /// Adds every route to `router`.
-    func register(on router: Router<ServiceRequestContext>) {
-        router.get("/v1/health") { _, _ in
-            try json(HealthBody(version: ServiceVersion.current, locked: holder.isLocked))
-        }
-        router.get("/metrics") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition(locked: holder.isLocked))))
-        }
-        router.post("/v1/credentials/request") { request, context in try await requestCredentials(request, context) }
-        router.put("/v1/credentials") { request, context in try await saveCredential(request, context) }
-        router.delete("/v1/credentials") { request, context in try await deleteCredential(request, context) }
-        router.post("/v1/passwords/generate") { request, context in try await generate(request, context) }
-        router.get("/v1/associations") { request, context in try await associations(request, context) }
-        router.post("/v1/lock") { request, context in try await lock(request, context) }
-        router.post("/v1/unlock") { request, context in try await unlock(request, context) }
-        router.get("/v1/consent/next") { request, _ in try await nextConsent(request) }
-        router.post("/v1/consent/answer") { request, context in try await answerConsent(request, context) }
+    /// Adds every route of the document to `router`.
+    func register(on router: Router<ServiceRequestContext>) throws {
+        try registerHandlers(on: router, configuration: ServiceJSON.configuration)
     }
 
-    // MARK: Routes
+    // MARK: Unauthenticated
 
-    private func requestCredentials(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let body = try await decode(CredentialRequestBody.self, request, context)
-        let caller = try await authenticate(request, context, permission: .request, claimedApp: body.app)
+    func health(_ input: Operations.Health.Input) async throws -> Operations.Health.Output {
+        .ok(.init(body: .json(.init(version: ServiceVersion.current, locked: holder.isLocked))))
+    }
+
+    func metrics(_ input: Operations.Metrics.Input) async throws -> Operations.Metrics.Output {
+        .ok(.init(body: .plainText(HTTPBody(metrics.exposition(locked: holder.isLocked)))))
+    }
+
+    // MARK: The gated operations
+
+    func requestCredentials(
+        _ input: Operations.RequestCredentials.Input
+    ) async throws -> Operations.RequestCredentials.Output {
+        guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
+        let caller = try await authenticate(permission: .request, claimedApp: body.app)
         let domain = try body.domain.map(parseDomain)
         if body.includeShared == true && domain == nil {
             throw APIError(
@@ -54,57 +53,68 @@ struct VaultAPI: Sendable {
         }
         if caller.token.consent == .ask {
             let approved = await consent.ask(
-                app: caller.token.app.description, operation: "release",
+                app: caller.token.app.description, operation: .release,
                 domain: Set(matches.map(\.server)).sorted().joined(separator: ", "),
                 account: matches.map(\.account).joined(separator: ", "))
             guard approved else { throw Self.declined }
         }
-        return try json(matches.map(ReleasedCredential.init))
+        return .ok(
+            .init(
+                body: .json(
+                    matches.map {
+                        .init(
+                            server: $0.server, account: $0.account, password: $0.password.exposedString(),
+                            port: $0.port)
+                    })))
     }
 
-    private func saveCredential(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let body = try await decode(CredentialSaveBody.self, request, context)
-        let caller = try await authenticate(request, context, permission: .add, claimedApp: body.app)
+    func saveCredential(_ input: Operations.SaveCredential.Input) async throws -> Operations.SaveCredential.Output {
+        guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
+        let caller = try await authenticate(permission: .add, claimedApp: body.app)
         let domain = try parseDomain(body.domain)
         let password = SecureBytes(utf8: body.password)
-        return try await answeringPreview(confirmed: body.confirmed) {
+        let outcome = try await answeringPreview(confirmed: body.confirmed) {
             try await gated(.save) {
                 try await caller.facade.add(domain: domain, account: body.account, password: password) { change in
                     try await confirm(change, caller: caller, confirmed: body.confirmed)
                 }
             }
         }
+        return .ok(.init(body: .json(outcome)))
     }
 
-    private func deleteCredential(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let body = try await decode(CredentialDeleteBody.self, request, context)
-        let caller = try await authenticate(request, context, permission: .delete, claimedApp: body.app)
+    func deleteCredential(
+        _ input: Operations.DeleteCredential.Input
+    ) async throws -> Operations.DeleteCredential.Output {
+        guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
+        let caller = try await authenticate(permission: .delete, claimedApp: body.app)
         let domain = try parseDomain(body.domain)
-        return try await answeringPreview(confirmed: body.confirmed) {
+        let outcome = try await answeringPreview(confirmed: body.confirmed) {
             try await gated(.delete) {
                 try await caller.facade.delete(domain: domain, account: body.account) { change in
                     try await confirm(change, caller: caller, confirmed: body.confirmed)
                 }
             }
         }
+        return .ok(.init(body: .json(outcome)))
     }
 
-    private func generate(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let body = try await decode(GenerateBody.self, request, context)
-        let caller = try await authenticate(request, context, permission: .generate, claimedApp: body.app)
+    func generatePasswords(
+        _ input: Operations.GeneratePasswords.Input
+    ) async throws -> Operations.GeneratePasswords.Output {
+        guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
+        let caller = try await authenticate(permission: .generate, claimedApp: body.app)
         let count = body.count ?? 1
         guard (1...ServiceLimits.maximumGenerateCount).contains(count) else {
             throw APIError(
                 status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
                 message: "count must be between 1 and \(ServiceLimits.maximumGenerateCount), not \(count)")
         }
-        let style = try body.style.map { text in
-            guard let style = PasswordStyle(rawValue: text) else {
+        let style = try body.style.map { payload in
+            guard let style = PasswordStyle(rawValue: payload.rawValue) else {
                 throw APIError(
-                    status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
-                    message:
-                        "unknown style \"\(text)\": use one of \(PasswordStyle.allCases.map(\.rawValue).joined(separator: ", "))"
-                )
+                    status: .internalServerError, code: "internal",
+                    message: "API/openapi.yaml names a style \"\(payload.rawValue)\" that the generator does not have")
             }
             return style
         }
@@ -125,24 +135,35 @@ struct VaultAPI: Sendable {
             if let rules { return try PasswordGenerator(rules: rules) }
             return PasswordGenerator(style: style ?? .strong)
         }
-        return try json((0..<count).map { _ in GeneratedPasswordBody(generator.next()) })
+        return .ok(
+            .init(
+                body: .json(
+                    (0..<count).map { _ in
+                        let generated = generator.next()
+                        return .init(
+                            password: generated.password, style: generated.style.rawValue,
+                            entropyBits: generated.entropyBits)
+                    })))
     }
 
-    private func associations(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let caller = try await authenticate(
-            request, context, permission: nil, claimedApp: request.uri.queryParameters["app"].map(String.init))
+    func associations(_ input: Operations.Associations.Input) async throws -> Operations.Associations.Output {
+        let caller = try await authenticate(permission: nil, claimedApp: input.query.app)
         let records = try librarySync { try caller.vault.associations.all(app: caller.token.app) }
-        return try json(records.map { AssociationSummary($0, policy: policy) })
+        let now = Date()
+        return .ok(.init(body: .json(try records.map { try association($0, at: now) })))
     }
 
-    private func lock(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
+    // MARK: The owner's routes
+
+    func lock(_ input: Operations.Lock.Input) async throws -> Operations.Lock.Output {
         holder.lock()
         logger.notice("vault locked on request")
-        return try json(HealthBody(version: ServiceVersion.current, locked: true))
+        return .ok(.init(body: .json(.init(version: ServiceVersion.current, locked: true))))
     }
 
-    private func unlock(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        let body = try await decode(UnlockBody.self, request, context)
+    func unlock(_ input: Operations.Unlock.Input) async throws -> Operations.Unlock.Output {
+        guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
+        let scope = try RequestScope.require()
         let secret: VaultSecret
         switch (body.passphrase, body.keyFile) {
         case (let passphrase?, nil): secret = .passphrase(SecureBytes(utf8: passphrase))
@@ -155,12 +176,39 @@ struct VaultAPI: Sendable {
         do {
             try holder.unlock(with: secret)
         } catch let error as SharedWebCredentialsError {
-            if error.code == .vaultLocked { await throttle.failed(on: ObjectIdentifier(context.channel)) }
+            if error.code == .vaultLocked { await throttle.failed(on: scope.connection) }
             throw APIError(error)
         }
-        throttle.reset(ObjectIdentifier(context.channel))
+        throttle.reset(scope.connection)
         logger.notice("vault unlocked on request")
-        return try json(HealthBody(version: ServiceVersion.current, locked: false))
+        return .ok(.init(body: .json(.init(version: ServiceVersion.current, locked: false))))
+    }
+
+    /// `GET /v1/consent/next?wait=SECONDS`: the oldest waiting request, or 204 after the wait.
+    func nextConsentRequest(
+        _ input: Operations.NextConsentRequest.Input
+    ) async throws -> Operations.NextConsentRequest.Output {
+        let wait = input.query.wait ?? 0
+        guard (0...60).contains(wait) else {
+            throw APIError(
+                status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
+                message: "wait must be 0 to 60 seconds")
+        }
+        guard let pending = await consent.next(wait: .seconds(wait)) else { return .noContent(.init()) }
+        return .ok(.init(body: .json(pending)))
+    }
+
+    func answerConsentRequest(
+        _ input: Operations.AnswerConsentRequest.Input
+    ) async throws -> Operations.AnswerConsentRequest.Output {
+        guard case .json(let answer) = input.body else { throw APIError.unsupportedMediaType }
+        guard consent.answer(id: answer.id, approve: answer.approve) else {
+            throw APIError(
+                status: .notFound, code: SharedWebCredentialsError.Code.itemNotFound.rawValue,
+                message: "no request \(answer.id) is waiting: it was answered or timed out")
+        }
+        logger.notice("consent answered", metadata: ["approved": "\(answer.approve)"])
+        return .ok(.init(body: .json(.init(outcome: answer.approve ? .approved : .declined))))
     }
 
     // MARK: Consent
@@ -176,16 +224,20 @@ struct VaultAPI: Sendable {
         let kind: CredentialChange.Kind
     }
 
-    /// Answers a change request: its outcome, or for `confirmed: false` and a real change
+    /// The outcome of a change request, or for `confirmed: false` and a real change
     /// `needs-confirmation` with the change it would make. A no-op (unchanged, nothing to
     /// delete) is answered as such either way, so a client asks its user only for real changes.
     private func answeringPreview(
         confirmed: Bool?, _ operation: () async throws -> CredentialChangeOutcome
-    ) async throws -> Response {
+    ) async throws -> Components.Schemas.Outcome {
         do {
-            return try json(OutcomeBody(outcome: try await operation().rawValue))
+            let outcome = try await operation()
+            return .init(
+                outcome: try Self.payload(outcome.rawValue, as: Components.Schemas.Outcome.OutcomePayload.self))
         } catch let needed as ConfirmationNeeded {
-            return try json(OutcomeBody(outcome: "needs-confirmation", change: needed.kind.rawValue))
+            return .init(
+                outcome: .needsConfirmation,
+                change: try Self.payload(needed.kind.rawValue, as: Components.Schemas.Outcome.ChangePayload.self))
         }
     }
 
@@ -196,36 +248,9 @@ struct VaultAPI: Sendable {
         if confirmed == false { throw ConfirmationNeeded(kind: change.kind) }
         guard caller.token.consent == .ask else { return true }
         return await consent.ask(
-            app: caller.token.app.description, operation: change.kind.rawValue, domain: change.domain.description,
-            account: change.account)
-    }
-
-    /// `GET /v1/consent/next?wait=SECONDS`: the oldest waiting request, or 204 after the wait.
-    private func nextConsent(_ request: Request) async throws -> Response {
-        let wait = request.uri.queryParameters["wait"].flatMap { Int($0) } ?? 0
-        guard (0...60).contains(wait) else {
-            throw APIError(
-                status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
-                message: "wait must be 0 to 60 seconds")
-        }
-        guard let pending = await consent.next(wait: .seconds(wait)) else { return Response(status: .noContent) }
-        return try json(pending)
-    }
-
-    /// `POST /v1/consent/answer` with `{"id", "approve"}`.
-    private func answerConsent(_ request: Request, _ context: ServiceRequestContext) async throws -> Response {
-        struct Answer: Decodable {
-            let id: String
-            let approve: Bool
-        }
-        let answer = try await decode(Answer.self, request, context)
-        guard consent.answer(id: answer.id, approve: answer.approve) else {
-            throw APIError(
-                status: .notFound, code: SharedWebCredentialsError.Code.itemNotFound.rawValue,
-                message: "no request \(answer.id) is waiting: it was answered or timed out")
-        }
-        logger.notice("consent answered", metadata: ["approved": "\(answer.approve)"])
-        return try json(OutcomeBody(outcome: answer.approve ? "approved" : "declined"))
+            app: caller.token.app.description,
+            operation: try Self.payload(change.kind.rawValue, as: ConsentBroker.Operation.self),
+            domain: change.domain.description, account: change.account)
     }
 
     // MARK: Authentication
@@ -239,13 +264,11 @@ struct VaultAPI: Sendable {
 
     /// Checks the bearer token (constant-time, keyed hash), the permission and, when the body
     /// names an app, that it is the token's app. Failures are slowed down per connection.
-    private func authenticate(
-        _ request: Request, _ context: ServiceRequestContext, permission: AppPermission?, claimedApp: String?
-    ) async throws -> Caller {
-        let connection = ObjectIdentifier(context.channel)
+    private func authenticate(permission: AppPermission?, claimedApp: String?) async throws -> Caller {
+        let scope = try RequestScope.require()
         let vault = try holder.vault()
         do {
-            guard let header = request.headers[.authorization] else {
+            guard let header = scope.authorization else {
                 throw APIError.invalidToken(
                     "no app token: send Authorization: Bearer TOKEN with a token from `swcred app token create`")
             }
@@ -274,75 +297,21 @@ struct VaultAPI: Sendable {
                     "this app token belongs to \(record.app), not to \(claimedApp): use the token made for \(claimedApp)"
                 )
             }
-            throttle.reset(connection)
+            throttle.reset(scope.connection)
             if let permission, !record.permissions.contains(permission) {
                 throw APIError.permissionDenied(permission)
             }
-            context.logger.debug("authenticated", metadata: ["app": "\(record.app)"])
+            logger.debug("authenticated", metadata: ["app": "\(record.app)"])
             let facade = SharedWebCredentials(app: record.app, vault: vault, verifier: verifier, policy: policy)
             return Caller(token: record, vault: vault, facade: facade)
         } catch let error as APIError where error.status == .unauthorized {
-            context.channel.closeFuture.whenComplete { [throttle] _ in throttle.reset(connection) }
+            let connection = scope.connection
+            scope.channel.closeFuture.whenComplete { [throttle] _ in throttle.reset(connection) }
             await throttle.failed(on: connection)
             throw error
         } catch let error as SharedWebCredentialsError {
             throw APIError(error)
         }
-    }
-
-    // MARK: Bodies
-
-    /// Reads the whole JSON body (at most 64 KiB, within the body timeout) and decodes it.
-    private func decode<Body: Decodable>(
-        _ type: Body.Type, _ request: Request, _ context: ServiceRequestContext
-    ) async throws -> Body {
-        guard let contentType = request.headers[.contentType],
-            contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-                == "application/json"
-        else { throw APIError.unsupportedMediaType }
-        let buffer = try await collectBody(request)
-        do {
-            return try JSONDecoder().decode(Body.self, from: Data(buffer.readableBytesView))
-        } catch let error as DecodingError {
-            throw APIError.invalidJSON(Self.describe(error))
-        }
-    }
-
-    private func collectBody(_ request: Request) async throws -> ByteBuffer {
-        let timeout = bodyTimeout
-        return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
-            group.addTask {
-                do {
-                    return try await request.body.collect(upTo: ServiceLimits.maximumBodySize)
-                } catch is NIOTooManyBytesError {
-                    throw APIError.bodyTooLarge
-                }
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let buffer = first else { throw APIError.requestTimeout }
-            return buffer
-        }
-    }
-
-    private static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "it does not parse" : "bad value at \(path(context.codingPath))"
-        case .keyNotFound(let key, let context):
-            return "missing field \"\(path(context.codingPath + [key]))\""
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            return "wrong type at \"\(path(context.codingPath))\""
-        @unknown default:
-            return "it does not match"
-        }
-    }
-
-    private static func path(_ keys: [any CodingKey]) -> String {
-        keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
     }
 
     // MARK: Helpers
@@ -374,11 +343,29 @@ struct VaultAPI: Sendable {
             throw APIError(error)
         }
     }
-}
 
-/// A 200 response with `value` as JSON.
-func json(_ value: some Encodable) throws -> Response {
-    let data = try ServiceJSON.encoder.encode(value)
-    return Response(
-        status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    /// The API's value for a library value of the same name; a name the document lacks is a bug.
+    private static func payload<Payload: RawRepresentable<String>>(
+        _ rawValue: String, as _: Payload.Type
+    ) throws
+        -> Payload
+    {
+        guard let payload = Payload(rawValue: rawValue) else {
+            throw APIError(
+                status: .internalServerError, code: "internal",
+                message: "API/openapi.yaml lacks the value \"\(rawValue)\"; see the log")
+        }
+        return payload
+    }
+
+    /// A verdict in the API's shape: the verdict that may be acted on now, as
+    /// ``AssociationSummary`` shows it to the CLI.
+    private func association(_ record: AssociationRecord, at now: Date) throws -> Components.Schemas.Association {
+        .init(
+            service: record.service.rawValue, app: record.app.description, domain: record.domain,
+            verdict: try Self.payload(
+                policy.effectiveVerdict(record, at: now).rawValue,
+                as: Components.Schemas.Association.VerdictPayload.self),
+            checkedAt: record.checkedAt, nextCheck: record.nextCheck, error: record.lastError)
+    }
 }

@@ -48,13 +48,13 @@ public enum VaultService {
         let api = VaultAPI(
             holder: holder, verifier: verifier?.observed { metrics.recordVerification($0.verdict, background: false) },
             metrics: metrics, policy: configuration.recheckPolicy,
-            throttle: FailedAuthenticationThrottle(),
-            bodyTimeout: configuration.bodyTimeout, consent: ConsentBroker(timeout: configuration.consentTimeout),
+            throttle: FailedAuthenticationThrottle(), consent: ConsentBroker(timeout: configuration.consentTimeout),
             logger: logger)
         let router = Router(context: ServiceRequestContext.self)
         router.add(
             middleware: ServiceMiddleware(allowedUIDs: configuration.allowedUIDs, logger: logger, metrics: metrics))
-        api.register(on: router)
+        router.add(middleware: RequestBodyMiddleware(bodyTimeout: configuration.bodyTimeout))
+        try api.register(on: router)
         let http = HTTP1Channel.Configuration(idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds))
         let socketPath = configuration.socketPath
         var services: [any Service] = [

@@ -13,7 +13,7 @@ struct ServiceSocketOption: ParsableArguments {
 
     /// Runs `body` with a client of the service, closing it however `body` ends.
     func withClient<T>(_ body: (ServiceOwnerClient) async throws -> T) async throws -> T {
-        let client = ServiceOwnerClient(socketPath: socket ?? ServiceSocket.defaultPath())
+        let client = try ServiceOwnerClient(socketPath: socket ?? ServiceSocket.defaultPath())
         do {
             let result = try await body(client)
             try? await client.shutdown()

@@ -30,7 +30,7 @@ struct ServiceOptions: ParsableArguments {
         }
         let endpoint = try ServiceEndpoint(named)
         let identifier = try ApplicationIdentifier(app)
-        return SharedWebCredentialsClient(endpoint: endpoint, token: try token(), app: identifier, caFile: caFile)
+        return try SharedWebCredentialsClient(endpoint: endpoint, token: try token(), app: identifier, caFile: caFile)
     }
 
     private func token() throws -> SecureBytes {

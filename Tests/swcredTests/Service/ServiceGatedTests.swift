@@ -162,15 +162,18 @@ struct ServiceGatedTests {
                 "POST", "/v1/passwords/generate", token: token,
                 json: ["rules": "minlength: 8; maxlength: 8; required: digit;"])
             #expect(((ruled.json as? [[String: Any]])?.first?["password"] as? String)?.count == 8)
-            for bad in [
-                ["count": 0], ["count": 1001], ["style": "nope"], ["style": "classic", "rules": "minlength: 9;"],
-            ]
+            for bad in [["count": 0], ["count": 1001], ["style": "classic", "rules": "minlength: 9;"]]
                 as [[String: Any]]
             {
                 let refused = try fixture.call("POST", "/v1/passwords/generate", token: token, json: bad)
                 #expect(refused.status == 400, "\(bad)")
                 #expect(refused.errorCode == "invalid-input")
             }
+            // A style the document does not list fails its schema, naming the field.
+            let unknownStyle = try fixture.call(
+                "POST", "/v1/passwords/generate", token: token, json: ["style": "nope"])
+            #expect(unknownStyle.status == 400 && unknownStyle.errorCode == "invalid-json")
+            #expect(unknownStyle.text.contains("bad value at \\\"style\\\""))
             _ = try fixture.call("POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
             let associations = try fixture.call("GET", "/v1/associations", token: token)
             let rows = try #require(associations.json as? [[String: Any]])

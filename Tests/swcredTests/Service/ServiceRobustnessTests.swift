@@ -45,6 +45,12 @@ struct ServiceRobustnessTests {
             #expect(missing.text.contains("missing field \\\"account\\\""))
             let wrongField = try fixture.call("POST", path, token: token, json: ["domain": 7])
             #expect(wrongField.status == 400)
+            #expect(wrongField.text.contains("wrong type at \\\"domain\\\""))
+            let noBody = try fixture.call("POST", path, token: token, body: Data())
+            #expect(noBody.status == 400, "a required body that is absent")
+            let badQuery = try fixture.call("GET", "/v1/consent/next?wait=soon")
+            #expect(badQuery.status == 400 && badQuery.errorCode == "invalid-input")
+            #expect(badQuery.text.contains("query parameter"))
             #expect(try fixture.call("GET", "/v1/health").status == 200, "still serving")
 
             let cutOff = try UnixHTTP.readResponse(stalled)

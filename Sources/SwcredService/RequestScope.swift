@@ -1,0 +1,81 @@
+import Hummingbird
+import NIOCore
+
+/// What a route handler needs from the HTTP layer that the API's generated types do not carry:
+/// the `Authorization` header (the security scheme is not an operation parameter) and the
+/// connection, for slowing down repeated failed authentications. ``RequestBodyMiddleware`` sets
+/// it around each request; the handlers of ``VaultAPI`` read it.
+struct RequestScope: Sendable {
+    /// The raw `Authorization` header, if any.
+    let authorization: String?
+    /// The connection the request came on.
+    let channel: any Channel
+
+    /// The connection's identity, the key of the authentication throttle.
+    var connection: ObjectIdentifier { ObjectIdentifier(channel) }
+
+    @TaskLocal static var current: RequestScope?
+
+    /// The scope of the request being handled; a handler outside a request is a bug.
+    static func require() throws -> RequestScope {
+        guard let current else {
+            throw APIError(
+                status: .internalServerError, code: "internal", message: "a route ran outside a request; see the log")
+        }
+        return current
+    }
+}
+
+/// Reads a request's whole body before any decoder sees it, within the limits of the service:
+/// JSON only (415 otherwise, missing `Content-Type` included), at most 64 KiB (413), all of it
+/// within the body timeout (408), so that a slow or huge body never ties up a handler. Then it
+/// runs the route inside the request's ``RequestScope``.
+struct RequestBodyMiddleware: RouterMiddleware {
+    typealias Context = ServiceRequestContext
+
+    let bodyTimeout: Duration
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var request = request
+        if Self.hasBody(request) {
+            guard Self.isJSON(request.headers[.contentType]) else { throw APIError.unsupportedMediaType }
+            request.body = .init(buffer: try await collectBody(request))
+        }
+        let scope = RequestScope(authorization: request.headers[.authorization], channel: context.channel)
+        return try await RequestScope.$current.withValue(scope) { try await next(request, context) }
+    }
+
+    /// Whether the request sends a body: a length above zero, or chunked.
+    private static func hasBody(_ request: Request) -> Bool {
+        if let length = request.headers[.contentLength] { return length != "0" }
+        return request.headers[.transferEncoding] != nil
+    }
+
+    private static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        return contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+            == "application/json"
+    }
+
+    private func collectBody(_ request: Request) async throws -> ByteBuffer {
+        let timeout = bodyTimeout
+        return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask {
+                do {
+                    return try await request.body.collect(upTo: ServiceLimits.maximumBodySize)
+                } catch is NIOTooManyBytesError {
+                    throw APIError.bodyTooLarge
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let buffer = first else { throw APIError.requestTimeout }
+            return buffer
+        }
+    }
+}
