@@ -56,9 +56,19 @@ struct ServiceMiddleware: RouterMiddleware {
         metrics.recordRequest(
             route: route, method: request.method.rawValue, status: response.status.code,
             duration: elapsed)
+        if logger.logLevel <= .info {
+            log(request, route: route, status: response.status, elapsed: elapsed, peer: peer)
+        }
+        return response
+    }
+
+    /// One line per request; its metadata is built only when info lines are written.
+    private func log(
+        _ request: Request, route: String, status: HTTPResponse.Status, elapsed: Duration, peer: PeerCredentials?
+    ) {
         var metadata: Logger.Metadata = [
             "method": "\(request.method.rawValue)", "route": "\(route)",
-            "status": "\(response.status.code)",
+            "status": "\(status.code)",
             "micros": "\(elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000)",
         ]
         if let peer {
@@ -68,7 +78,6 @@ struct ServiceMiddleware: RouterMiddleware {
             metadata["peer"] = "tcp"
         }
         logger.info("request", metadata: metadata)
-        return response
     }
 
     /// The JSON error response for `error`.

@@ -116,15 +116,19 @@ public struct AppRegistry: Sendable {
         guard Self.table.isAuthentic(row, keys: keys) else {
             throw Self.untrusted(row[0] as DatabaseValue, path: vault.path)
         }
-        let entries = try JSONDecoder().decode([String].self, from: Data((row["entitlements"] as String).utf8))
-        var identifier = try ApplicationIdentifier(row["application_identifier"])
-        if let fingerprints = row["certificate_fingerprints"] as String? {
-            identifier = identifier.signed(
-                by: try JSONDecoder().decode([CertificateFingerprint].self, from: Data(fingerprints.utf8)))
+        let key = ParsedAppCache.Key(
+            applicationIdentifier: row["application_identifier"], entitlements: row["entitlements"],
+            certificateFingerprints: row["certificate_fingerprints"])
+        let parsed = try ParsedAppCache.parsed(key) {
+            let entries = try JSONDecoder().decode([String].self, from: Data(key.entitlements.utf8))
+            var identifier = try ApplicationIdentifier(key.applicationIdentifier)
+            if let fingerprints = key.certificateFingerprints {
+                identifier = identifier.signed(
+                    by: try JSONDecoder().decode([CertificateFingerprint].self, from: Data(fingerprints.utf8)))
+            }
+            return ParsedAppCache.Parsed(identifier: identifier, entitlements: try Entitlements(strings: entries))
         }
         return RegisteredApp(
-            identifier: identifier,
-            entitlements: try Entitlements(strings: entries),
-            registeredAt: row["registered_at"])
+            identifier: parsed.identifier, entitlements: parsed.entitlements, registeredAt: row["registered_at"])
     }
 }

@@ -28,7 +28,7 @@ public struct AssociationStore: Sendable {
             try Row.fetchOne(
                 db.cachedStatement(sql: "\(Self.table.select) WHERE service = ? AND app = ? AND domain = ?"),
                 arguments: [entry.service.rawValue, app.description, Self.domainKey(for: entry)]
-            ).flatMap { try trusted($0, keys: keys) }
+            ).flatMap { try trusted($0, keys: keys, app: app) }
         }
     }
 
@@ -73,14 +73,16 @@ public struct AssociationStore: Sendable {
     }
 
     /// The record of an authentic row; nil, with a warning, for one that fails authentication.
-    private func trusted(_ row: Row, keys: VaultKeys) throws -> AssociationRecord? {
+    /// The record of an authentic row; `app`, when given, is the app the row was selected by,
+    /// which spares parsing its identifier again.
+    private func trusted(_ row: Row, keys: VaultKeys, app: ApplicationIdentifier? = nil) throws -> AssociationRecord? {
         guard Self.table.isAuthentic(row, keys: keys) else {
             vault.warn(
                 "The stored verdict for \(String(describing: row["app"] as DatabaseValue)) at \(String(describing: row["domain"] as DatabaseValue)) failed authentication (it was written or changed by something other than swcred): it counts as missing and is verified again."
             )
             return nil
         }
-        return try Self.decode(row)
+        return try Self.decode(row, app: app)
     }
 
     /// The column values of `record`, in `AuthenticatedTable.associations` order.
@@ -93,7 +95,7 @@ public struct AssociationStore: Sendable {
         ]
     }
 
-    private static func decode(_ row: Row) throws -> AssociationRecord {
+    private static func decode(_ row: Row, app selectedBy: ApplicationIdentifier? = nil) throws -> AssociationRecord {
         guard let service = AssociatedDomainEntry.Service(rawValue: row["service"]),
             let verdict = AssociationVerdict(rawValue: row["verdict"])
         else {
@@ -101,9 +103,15 @@ public struct AssociationStore: Sendable {
                 .integrityFailure, "the associations table holds an unknown service or verdict")
         }
         return AssociationRecord(
-            service: service, app: try ApplicationIdentifier(row["app"]), domain: row["domain"], verdict: verdict,
+            service: service, app: try app(row["app"], selectedBy: selectedBy), domain: row["domain"], verdict: verdict,
             checkedAt: row["checked_at"], nextCheck: row["next_check"], lastError: row["last_error"],
             retryCount: row["retry_count"], documentDigest: (row["document_digest"] as Data?).map { Array($0) },
             approvedAt: row["approved_at"])
+    }
+
+    /// The app of a row's `app` column: the app it was selected by when they are the same text.
+    private static func app(_ text: String, selectedBy: ApplicationIdentifier?) throws -> ApplicationIdentifier {
+        if let selectedBy, selectedBy.description == text { return selectedBy }
+        return try ApplicationIdentifier(text)
     }
 }

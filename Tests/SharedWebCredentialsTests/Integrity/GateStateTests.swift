@@ -115,7 +115,9 @@ struct GateStateTests {
         #expect(failure { _ = try vault.apps.require(intruder) }?.code == .integrityFailure)
         #expect(failure { _ = try vault.apps.all() }?.code == .integrityFailure)
         #expect(try vault.integrityReport().untrustedApps == [#""ZZZZZ99999.org.intruder""#])
-        // Widening a registered app's entitlement breaks its MAC too.
+        // Widening a registered app's entitlement breaks its MAC too, even after a lookup that
+        // remembered how its genuine row parses.
+        #expect(try vault.apps.require(Self.app).entitlements.entries.count == 2)
         try attacker.execute(
             "UPDATE apps SET entitlements = ? WHERE application_identifier = ?",
             arguments: [#"["webcredentials:shop.example","webcredentials:bank.example"]"#, Self.app.description])
