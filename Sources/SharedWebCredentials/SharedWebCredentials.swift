@@ -295,16 +295,23 @@ public struct SharedWebCredentials: Sendable {
                 .missingEntitlement,
                 "\(app) has no webcredentials: entry in its com.apple.developer.associated-domains entitlement")
         }
+        // The gate's answer depends only on the entry that covers a server (its verdict), so it
+        // is asked once per entry: a wildcard covering many servers costs one check.
+        var verdicts: [AssociatedDomainEntry: Bool] = [:]
         var approved: [DomainTarget] = []
-        for server in candidates where registered.entitlements.webcredentialsEntry(covering: server) != nil {
-            do {
-                _ = try await gate.authorize(app: registered, domain: server)
-                approved.append(server)
-            } catch let error as SharedWebCredentialsError
-                where error.code == .notApproved || error.code == .networkFailure
-            {
-                continue
+        for server in candidates {
+            guard let entry = registered.entitlements.webcredentialsEntry(covering: server) else { continue }
+            if verdicts[entry] == nil {
+                do {
+                    _ = try await gate.authorize(app: registered, domain: server)
+                    verdicts[entry] = true
+                } catch let error as SharedWebCredentialsError
+                    where error.code == .notApproved || error.code == .networkFailure
+                {
+                    verdicts[entry] = false
+                }
             }
+            if verdicts[entry] == true { approved.append(server) }
         }
         return approved
     }

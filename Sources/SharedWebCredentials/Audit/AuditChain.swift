@@ -85,7 +85,10 @@ enum AuditChain {
     static func append(_ event: AuditEvent, at date: Date, db: Database, keys: VaultKeys, path: String) throws -> Int64
     {
         let head = try load(.head, db: db, keys: keys, path: path)
-        let sequence = head.sequence + 1
+        // After the head, or after the last entry if the head was set back: never a reused number
+        // (`audit verify` reports the set-back head either way).
+        let lastStored = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(seq) FROM audit_log")) ?? 0
+        let sequence = max(head.sequence, lastStored) + 1
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let subject = try AuditSubject(event).sealed(sequence: sequence, keys: keys)
         let values: [DatabaseValue] = [
@@ -192,34 +195,55 @@ enum AuditChain {
         }
     }
 
-    /// Re-seals and re-tags every entry, the anchor and the head under `newKeys`, after checking
-    /// the chain under `oldKeys` (a key rotation must not bless a tampered log).
+    /// Re-seals and re-tags every entry, the anchor and the head under `newKeys`, faithfully: an
+    /// entry whose tag verifies under `oldKeys` gets a tag that verifies under `newKeys`, and one
+    /// that does not (or whose sealed part does not open) gets a random tag, so the chain breaks
+    /// at the same entries as before; an anchor or head that fails, or a head that is not the last
+    /// entry, fails after the rotation too. A key rotation neither blesses a tampered log nor is
+    /// blocked by one (it is how the owner recovers from a leaked passphrase).
     static func reencryptAll(_ db: Database, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String) throws {
-        try requireIntact(db, keys: oldKeys, path: path, doing: "the key rotation")
-        let anchor = try load(.anchor, db: db, keys: oldKeys, path: path)
-        let rows = try Row.fetchAll(db, sql: "\(columns) ORDER BY seq")
-        var previous = anchor.tag
-        for row in rows {
+        let anchor = try? load(.anchor, db: db, keys: oldKeys, path: path)
+        let head = try? load(.head, db: db, keys: oldKeys, path: path)
+        var previousOld = anchor?.tag ?? Link.genesis.tag
+        var previousNew = previousOld
+        var last: Link?
+        for row in try Row.fetchAll(db, sql: "\(columns) ORDER BY seq") {
             let sequence: Int64 = row[0]
-            guard let sealed = row[6] as Data?,
-                let subject = AuditSubject.open(Array(sealed), sequence: sequence, keys: oldKeys)
-            else {
-                throw SharedWebCredentialsError(
-                    .integrityFailure,
-                    "Audit entry #\(sequence) in \(path) failed authentication, so the key was not rotated (nothing changed)."
-                )
-            }
+            let oldTag = (row[7] as Data?).map(Array.init) ?? []
             var values = covered(row)
-            values[6] = Data(try subject.sealed(sequence: sequence, keys: newKeys)).databaseValue
-            let newTag = tag(of: values, keys: newKeys, previous: previous)
+            var authentic = equal(oldTag, tag(of: values, keys: oldKeys, previous: previousOld))
+            if let sealed = row[6] as Data?,
+                let subject = AuditSubject.open(Array(sealed), sequence: sequence, keys: oldKeys)
+            {
+                values[6] = Data(try subject.sealed(sequence: sequence, keys: newKeys)).databaseValue
+            } else {
+                authentic = false
+            }
+            let newTag =
+                authentic
+                ? tag(of: values, keys: newKeys, previous: previousNew)
+                : RandomBytes.array(count: KeyedHash.digestLength)
             try db.execute(
                 sql: "UPDATE audit_log SET sealed = ?, tag = ? WHERE seq = ?",
                 arguments: [values[6], Data(newTag), sequence])
-            previous = newTag
+            last = Link(sequence: sequence, tag: oldTag)
+            previousOld = oldTag
+            previousNew = newTag
         }
-        try store(anchor, as: .anchor, db: db, keys: newKeys)
-        try store(
-            Link(sequence: rows.last.map { $0[0] } ?? anchor.sequence, tag: previous), as: .head, db: db, keys: newKeys)
+        if let anchor {
+            try store(anchor, as: .anchor, db: db, keys: newKeys)
+        } else {
+            try storeFailing(.anchor, db: db)
+        }
+        guard let head else { return try storeFailing(.head, db: db) }
+        let headIsLast = last.map { $0 == head } ?? (anchor == head)
+        let headTag = headIsLast ? previousNew : RandomBytes.array(count: KeyedHash.digestLength)
+        try store(Link(sequence: head.sequence, tag: headTag), as: .head, db: db, keys: newKeys)
+    }
+
+    /// Writes a link that fails authentication under any key (for one that failed before a rotation).
+    private static func storeFailing(_ column: LinkColumn, db: Database) throws {
+        try db.execute(sql: "UPDATE vault_meta SET \(column.rawValue) = zeroblob(72) WHERE id = 1")
     }
 
     // MARK: Helpers

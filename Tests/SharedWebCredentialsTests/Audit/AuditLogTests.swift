@@ -261,6 +261,30 @@ struct AuditLogTests {
         #expect(result.firstBadEntry == 2 && result.problem?.contains("is not the sealed head") == true, "\(result)")
     }
 
+    @Test("an entry spliced in from a copy of the vault is detected: each tag covers the one before")
+    func splice() throws {
+        for index in 1...3 {
+            try vault.items.set(server: "shop.example", account: "user\(index)", password: password("p\(index)"))
+        }
+        let copy = directory.path("copy.sqlite")
+        try VaultTestSupport.rawDatabase(vault.path).writeWithoutTransaction { db in
+            try db.execute(sql: "VACUUM INTO ?", arguments: [copy])
+        }
+        try vault.items.set(server: "shop.example", account: "original-5", password: password("o5"))
+        try vault.items.set(server: "shop.example", account: "original-6", password: password("o6"))
+        try VaultTestSupport.open(copy).items.set(server: "shop.example", account: "copy-5", password: password("c5"))
+        // Entry #5 of the copy is authentic in its own chain, which shares entries #1 to #4.
+        let spliced = try Attacker(path: copy).rows("SELECT * FROM audit_log WHERE seq = 5")[0]
+        try Attacker(path: vault.path).execute(
+            "UPDATE audit_log SET at = ?, actor = ?, operation = ?, outcome = ?, error_code = ?, sealed = ?, tag = ? WHERE seq = 5",
+            arguments: StatementArguments(
+                ["at", "actor", "operation", "outcome", "error_code", "sealed", "tag"].map {
+                    spliced[$0] as DatabaseValue
+                }))
+        let result = try VaultTestSupport.open(vault.path).audit.verify()
+        #expect(result.firstBadEntry == 6, "\(result)")
+    }
+
     @Test("status --verify reports a broken audit log")
     func integrityReport() throws {
         _ = try verifyAfter { try $0.execute("DELETE FROM audit_log WHERE seq = 3") }
