@@ -85,8 +85,8 @@ public struct CredentialStore: Sendable {
 
     /// The credentials of every server that one of `entries` could cover, found through the blind
     /// indexes without opening any other record: an exact entry looks up its server's index, a
-    /// wildcard `*.example.com` the parent-domain index of `example.com` (which holds
-    /// `example.com` itself and every server under it). Sorted by server, port and account.
+    /// wildcard `*.example.com` that of `example.com` and the parent-domain index of
+    /// `example.com` (every server under it). Sorted by server, port and account.
     ///
     /// The caller still checks each one against the entries (ports, and the exact-entry-first
     /// rule), as ``SharedWebCredentials/request(domain:account:includeShared:)`` does: an index
@@ -95,11 +95,10 @@ public struct CredentialStore: Sendable {
         try vault.read { db, keys in
             var serverIndexes = Set<Data>()
             for entry in entries {
+                // The entry's own host: an exact entry's server, or a wildcard's bare domain.
+                serverIndexes.insert(Data(keys.serverIndex(try CredentialKey(server: entry.host, port: entry.port))))
                 if entry.isWildcard {
                     serverIndexes.formUnion(try ParentDomains.serverIndexes(under: entry.host, db: db, keys: keys))
-                } else {
-                    let key = try CredentialKey(server: entry.host, port: entry.port)
-                    serverIndexes.insert(Data(keys.serverIndex(key)))
                 }
             }
             let statement = try db.cachedStatement(sql: "\(Self.columns) WHERE server_index = ?")
@@ -292,7 +291,7 @@ public struct CredentialBatch {
             arguments: [Data(index)])
         guard let deleted, let id = deleted[0] as Data? else { return false }
         commitment.removeCredential(id: id, version: deleted[1], keys: keys)
-        try ParentDomains.removeIfUnused(serverIndex: keys.serverIndex(key), db: db)
+        try ParentDomains.removeIfUnused(server: key.server, serverIndex: keys.serverIndex(key), db: db)
         return true
     }
 

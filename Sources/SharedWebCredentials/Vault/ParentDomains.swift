@@ -2,18 +2,18 @@ import Foundation
 import GRDB
 
 /// The keyed index of every credential server's parent domains (`credential_domains`), which lets
-/// a wildcard entry `*.example.com` find every server under `example.com`, and `example.com`
-/// itself, with one lookup instead of opening every record.
+/// a wildcard entry `*.example.com` find every server under `example.com` with one lookup instead
+/// of opening every record (`example.com` itself it finds by its own server index).
 ///
-/// Each server (with its port) with at least one credential has one row per domain it falls
-/// under: itself and each parent with at least two labels (`a.b.example.com` gives
-/// `a.b.example.com`, `b.example.com` and `example.com`). An IP address gives only itself.
+/// Each server (with its port) with at least one credential has one row per parent domain of at
+/// least two labels (`a.b.example.com` gives `b.example.com` and `example.com`; `example.com` and
+/// IP addresses give none, so most servers cost no row at all).
 /// A row holds the blind index of the domain and the server's `server_index`; rows are added
 /// when a server gets its first credential and removed when it loses its last.
 enum ParentDomains {
-    /// The domains a server falls under: itself first, then each parent of two labels or more.
+    /// The parent domains of a server with two labels or more, nearest first.
     static func domains(of server: String) -> [String] {
-        var result = [server]
+        var result: [String] = []
         guard !isAddress(server) else { return result }
         var rest = Substring(server)
         while let dot = rest.firstIndex(of: ".") {
@@ -32,15 +32,18 @@ enum ParentDomains {
 
     /// Adds the rows of a server (a credential was stored for it). Cheap when they exist.
     static func insert(server: String, serverIndex: [UInt8], db: Database, keys: VaultKeys) throws {
+        let domains = domains(of: server)
+        guard !domains.isEmpty else { return }
         let statement = try db.cachedStatement(
             sql: "INSERT OR IGNORE INTO credential_domains (domain_index, server_index) VALUES (?, ?)")
-        for domain in domains(of: server) {
+        for domain in domains {
             try statement.execute(arguments: [Data(keys.parentDomainIndex(domain)), Data(serverIndex)])
         }
     }
 
     /// Removes a server's rows once it has no credential left.
-    static func removeIfUnused(serverIndex: some Collection<UInt8>, db: Database) throws {
+    static func removeIfUnused(server: String, serverIndex: some Collection<UInt8>, db: Database) throws {
+        guard !domains(of: server).isEmpty else { return }
         let index = Data(serverIndex)
         let remaining = try Bool.fetchOne(
             db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM credentials WHERE server_index = ?)"),
@@ -49,7 +52,7 @@ enum ParentDomains {
         try db.cachedStatement(sql: "DELETE FROM credential_domains WHERE server_index = ?").execute(arguments: [index])
     }
 
-    /// The server indexes under `domain` (a wildcard's host): the domain itself and its subdomains.
+    /// The server indexes of the subdomains of `domain` (a wildcard's host).
     static func serverIndexes(under domain: String, db: Database, keys: VaultKeys) throws -> [Data] {
         try Data.fetchAll(
             db.cachedStatement(sql: "SELECT server_index FROM credential_domains WHERE domain_index = ?"),
