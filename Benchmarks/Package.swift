@@ -18,6 +18,7 @@ let package = Package(
     targets: [
         .target(name: "BenchmarkSupport"),
         .executableTarget(name: "vault-bench", dependencies: [library, "BenchmarkSupport"]),
+        .executableTarget(name: "request-bench", dependencies: [library, "BenchmarkSupport"]),
         .executableTarget(name: "password-bench", dependencies: [library, "BenchmarkSupport"]),
         .executableTarget(name: "passphrase-bench", dependencies: [library, "BenchmarkSupport"]),
         .executableTarget(name: "association-bench", dependencies: [library, "BenchmarkSupport"]),

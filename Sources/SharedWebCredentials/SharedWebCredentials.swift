@@ -9,6 +9,10 @@ import Foundation
 /// stored verdict is missing or due for a re-check (``RecheckPolicy``). Nothing is released,
 /// changed or generated for a pair that fails the gate.
 ///
+/// Every operation appends one entry to the vault's audit log (``AuditLog``): released or done,
+/// or refused with its error code. A change and its entry are committed together; a release is
+/// returned only once its entry is written (fail closed).
+///
 /// The vault owner's ungated access is ``Vault/credentials``; this facade is what apps get.
 public struct SharedWebCredentials: Sendable {
     /// The app this instance acts for.
@@ -49,31 +53,61 @@ public struct SharedWebCredentials: Sendable {
     ///     for an Android app, also its other sites whose Digital Asset Links list shares their
     ///     credentials with the domain (a `get_login_creds` statement with the web target
     ///     `https://domain`), each one announced through the vault's warning handler.
+    /// Without a domain, the candidate servers come from the blind indexes of the app's entries
+    /// (``CredentialStore/candidates(coveredBy:)``), so the cost follows the app's credentials,
+    /// not the size of the vault.
+    ///
     /// - Returns: the matches, sorted by server and account; never empty.
-    /// - Throws: the gate's errors, or `itemNotFound` ("no matching items found").
+    /// - Throws: the gate's errors, `itemNotFound` ("no matching items found"), or the error of
+    ///   the audit entry that could not be written (then nothing is released).
     public func request(
         domain: DomainTarget? = nil, account: String? = nil, includeShared: Bool = false
     )
         async throws -> [Credential]
     {
+        try await audited(.request, domain: domain, account: account) {
+            let matches = try await find(domain: domain, account: account, includeShared: includeShared)
+            try vault.audit.append(
+                event(.request, domain: domain, account: account, released: matches.map(AuditCredential.init)))
+            return matches
+        }
+    }
+
+    private func find(domain: DomainTarget?, account: String?, includeShared: Bool) async throws -> [Credential] {
         let registered = try vault.apps.require(app)
-        var servers: [DomainTarget]
-        if let domain {
-            _ = try await gate.authorize(app: registered, domain: domain)
-            servers = [domain]
-            if includeShared {
-                let related = SharedCredentialGroups.domains(sharingCredentialsWith: domain.host)
-                    .map { DomainTarget(normalizedHost: $0, port: nil) }
-                servers += try await approved(related, of: registered)
-                servers += try await sharedByStatementLists(with: domain, of: registered)
-                    .filter { !servers.contains($0) }
-            }
-        } else {
-            let saved = try vault.credentials.servers().map { DomainTarget(normalizedHost: $0.server, port: $0.port) }
-            servers = try await approved(saved, of: registered)
+        guard let domain else { return try await findEverywhere(registered, account: account) }
+        _ = try await gate.authorize(app: registered, domain: domain)
+        var servers = [domain]
+        if includeShared {
+            let related = SharedCredentialGroups.domains(sharingCredentialsWith: domain.host)
+                .map { DomainTarget(normalizedHost: $0, port: nil) }
+            servers += try await approved(related, of: registered)
+            servers += try await sharedByStatementLists(with: domain, of: registered)
+                .filter { !servers.contains($0) }
         }
         let matches = try servers.flatMap { server in
             try vault.credentials.find(server: server.host, port: server.port, account: account)
+        }
+        guard !matches.isEmpty else {
+            throw SharedWebCredentialsError(.itemNotFound, "no matching items found")
+        }
+        return matches
+    }
+
+    /// Every credential on a server that an entry of the app covers and whose site approves it,
+    /// found through the blind indexes (never by opening every record).
+    private func findEverywhere(_ registered: RegisteredApp, account: String?) async throws -> [Credential] {
+        let entries = registered.entitlements.webcredentialsEntries
+        let candidates = try vault.credentials.candidates(coveredBy: entries)
+        var servers: [DomainTarget] = []
+        for credential in candidates {
+            let server = DomainTarget(normalizedHost: credential.server, port: credential.port)
+            if servers.last != server { servers.append(server) }
+        }
+        let approvedServers = Set(try await approved(servers, of: registered))
+        let matches = candidates.filter {
+            approvedServers.contains(DomainTarget(normalizedHost: $0.server, port: $0.port))
+                && (account == nil || $0.account == account)
         }
         guard !matches.isEmpty else {
             throw SharedWebCredentialsError(.itemNotFound, "no matching items found")
@@ -91,9 +125,20 @@ public struct SharedWebCredentials: Sendable {
     ///   - password: the new password, or `nil` to delete.
     ///   - confirm: asked before the change is made; returning `false` cancels it.
     /// - Throws: `invalidInput` for an empty account or password, the gate's errors, `neverSave`
-    ///   when the owner marked the host "never save", `declined` when `confirm` says no.
+    ///   when the owner marked the host "never save", `declined` when `confirm` says no, or the
+    ///   error of the audit entry (then nothing is changed: the change and its entry are one
+    ///   transaction).
     @discardableResult
     public func add(
+        domain: DomainTarget, account: String, password: SecureBytes?,
+        confirm: (CredentialChange) async throws -> Bool
+    ) async throws -> CredentialChangeOutcome {
+        try await audited(password == nil ? .delete : .add, domain: domain, account: account) {
+            try await change(domain: domain, account: account, password: password, confirm: confirm)
+        }
+    }
+
+    private func change(
         domain: DomainTarget, account: String, password: SecureBytes?,
         confirm: (CredentialChange) async throws -> Bool
     ) async throws -> CredentialChangeOutcome {
@@ -114,22 +159,34 @@ public struct SharedWebCredentials: Sendable {
         let existing = try vault.credentials.find(server: domain.host, port: domain.port, account: account).first
         let kind: CredentialChange.Kind
         switch (existing, password) {
-        case (nil, nil): return .nothingToDelete
+        case (nil, nil):
+            try vault.audit.append(event(.delete, domain: domain, account: account))
+            return .nothingToDelete
         case (.some, nil): kind = .delete
         case (nil, .some): kind = .add
         case (.some(let saved), .some(let new)):
-            if saved.password.isEqual(to: new) { return .unchanged }
+            if saved.password.isEqual(to: new) {
+                try vault.audit.append(event(.update, domain: domain, account: account))
+                return .unchanged
+            }
             kind = .update
         }
+        let operation: AuditOperation = kind == .add ? .add : kind == .update ? .update : .delete
         guard try await confirm(CredentialChange(kind: kind, domain: domain, account: account)) else {
-            throw SharedWebCredentialsError(.declined, "declined: nothing was changed")
+            throw AuditedRefusal(
+                operation: operation, error: SharedWebCredentialsError(.declined, "declined: nothing was changed"))
         }
-        if let password {
-            try vault.credentials.upsert(server: domain.host, port: domain.port, account: account, password: password)
-            return kind == .add ? .added : .updated
+        let entry = event(operation, domain: domain, account: account)
+        return try vault.credentials.batch { batch in
+            if let password {
+                try batch.upsert(server: domain.host, port: domain.port, account: account, password: password)
+                try batch.recordAudit(entry)
+                return kind == .add ? .added : .updated
+            }
+            try batch.delete(server: domain.host, port: domain.port, account: account)
+            try batch.recordAudit(entry)
+            return .deleted
         }
-        try vault.credentials.delete(server: domain.host, port: domain.port, account: account)
-        return .deleted
     }
 
     /// Deletes a credential: ``add(domain:account:password:confirm:)`` without a password.
@@ -162,13 +219,50 @@ public struct SharedWebCredentials: Sendable {
     ) async throws
         -> PasswordGenerator
     {
-        let registered = try vault.apps.require(app)
-        _ = try await gate.authorize(app: registered, domain: domain)
-        if let rules { return try PasswordGenerator(rules: rules) }
-        guard let quirk = try PasswordRulesQuirks.quirk(for: domain.host) else {
-            return PasswordGenerator(style: .strong)
+        try await audited(.generate, domain: domain, account: nil) {
+            let registered = try vault.apps.require(app)
+            _ = try await gate.authorize(app: registered, domain: domain)
+            let generator: PasswordGenerator
+            if let rules {
+                generator = try PasswordGenerator(rules: rules)
+            } else if let quirk = try PasswordRulesQuirks.quirk(for: domain.host) {
+                generator = try PasswordGenerator(rules: PasswordRulesParser.parse(quirk.rulesText).rules)
+            } else {
+                generator = PasswordGenerator(style: .strong)
+            }
+            try vault.audit.append(event(.generate, domain: domain, account: nil))
+            return generator
         }
-        return try PasswordGenerator(rules: PasswordRulesParser.parse(quirk.rulesText).rules)
+    }
+
+    // MARK: Audit
+
+    /// An entry for this app.
+    private func event(
+        _ operation: AuditOperation, domain: DomainTarget?, account: String?, released: [AuditCredential] = [],
+        outcome: AuditOutcome = .done
+    ) -> AuditEvent {
+        AuditEvent(
+            actor: .app(app), operation: operation, domain: domain?.description, account: account,
+            released: released, outcome: outcome)
+    }
+
+    /// Runs `body`; when it fails with a library error, appends a refusal entry (as `operation`,
+    /// or the one an ``AuditedRefusal`` names) and throws the error. A refusal whose entry cannot
+    /// be written still throws the refusal: nothing was released or changed either way.
+    private func audited<T>(
+        _ operation: AuditOperation, domain: DomainTarget?, account: String?, _ body: () async throws -> T
+    ) async throws -> T {
+        do {
+            return try await body()
+        } catch let refusal as AuditedRefusal {
+            try? vault.audit.append(
+                event(refusal.operation, domain: domain, account: account, outcome: .refused(refusal.error.code)))
+            throw refusal.error
+        } catch let error as SharedWebCredentialsError {
+            try? vault.audit.append(event(operation, domain: domain, account: account, outcome: .refused(error.code)))
+            throw error
+        }
     }
 
     /// The other sites of an Android app that it is approved for and whose statement list shares
@@ -201,17 +295,31 @@ public struct SharedWebCredentials: Sendable {
                 .missingEntitlement,
                 "\(app) has no webcredentials: entry in its com.apple.developer.associated-domains entitlement")
         }
+        // The gate's answer depends only on the entry that covers a server (its verdict), so it
+        // is asked once per entry: a wildcard covering many servers costs one check.
+        var verdicts: [AssociatedDomainEntry: Bool] = [:]
         var approved: [DomainTarget] = []
-        for server in candidates where registered.entitlements.webcredentialsEntry(covering: server) != nil {
-            do {
-                _ = try await gate.authorize(app: registered, domain: server)
-                approved.append(server)
-            } catch let error as SharedWebCredentialsError
-                where error.code == .notApproved || error.code == .networkFailure
-            {
-                continue
+        for server in candidates {
+            guard let entry = registered.entitlements.webcredentialsEntry(covering: server) else { continue }
+            if verdicts[entry] == nil {
+                do {
+                    _ = try await gate.authorize(app: registered, domain: server)
+                    verdicts[entry] = true
+                } catch let error as SharedWebCredentialsError
+                    where error.code == .notApproved || error.code == .networkFailure
+                {
+                    verdicts[entry] = false
+                }
             }
+            if verdicts[entry] == true { approved.append(server) }
         }
         return approved
     }
+}
+
+/// A refusal known to be of a more precise operation than the one asked for (an `add` that would
+/// have been an `update`), for its audit entry.
+private struct AuditedRefusal: Error {
+    let operation: AuditOperation
+    let error: SharedWebCredentialsError
 }

@@ -79,6 +79,10 @@ struct StatusCommand: ParsableCommand {
             lines.append(
                 "record set:   \(report.recordSetMatchesCommitment ? "matches its commitment" : "DOES NOT MATCH its commitment")"
             )
+            lines.append(
+                "domain index: \(report.parentDomainIndexMatches ? "matches the credentials" : "DOES NOT MATCH the credentials")"
+            )
+            lines.append("audit log:    \(report.auditLogProblem == nil ? "intact" : "BROKEN (swcred audit verify)")")
             lines.append("integrity:    \(report.isIntact ? "ok" : "FAILED")")
         }
         lines.append("memory lock:  \(Self.memoryLock.text)")

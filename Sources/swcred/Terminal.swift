@@ -11,6 +11,9 @@ enum Terminal {
     /// Whether standard input is a terminal (prompts and pickers are possible).
     static var inputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
 
+    /// Whether standard output is a terminal (someone may be looking at what is printed).
+    static var outputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
     /// Whether standard error is a terminal (progress may be drawn).
     static var errorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 

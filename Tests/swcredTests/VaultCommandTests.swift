@@ -33,7 +33,7 @@ struct VaultCommandTests {
         let status = try SwcredProcess.run(["status", "--json", "--vault", path])
         #expect(status.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: status.stdoutData) as? [String: Any])
-        #expect(json["format_version"] as? Int == 2)
+        #expect(json["format_version"] as? Int == 3)
         #expect(json["protection"] as? String == "passphrase")
         #expect(json["credentials"] as? Int == 0)
         #expect(json["path"] as? String == path)

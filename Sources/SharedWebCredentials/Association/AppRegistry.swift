@@ -18,7 +18,8 @@ public struct AppRegistry: Sendable {
     /// signing-certificate fingerprints, ``ApplicationIdentifier/signingCertificates``) and drops
     /// verdicts for entries it no longer has, or all of them when the fingerprints changed (they
     /// were judged for the old certificates). Throws `invalidInput` when the entries do not suit
-    /// the kind of app (``Entitlements/validate(for:)``).
+    /// the kind of app (``Entitlements/validate(for:)``). Records an `app-add` audit entry in the
+    /// same transaction.
     public func register(_ app: ApplicationIdentifier, entitlements: Entitlements, at date: Date) throws {
         try entitlements.validate(for: app)
         let json = String(decoding: try JSONEncoder().encode(entitlements.entries), as: UTF8.self)
@@ -53,6 +54,9 @@ public struct AppRegistry: Sendable {
                     sql: "DELETE FROM associations WHERE service = ? AND app = ? AND domain = ?",
                     arguments: [row["service"] as String, app.description, row["domain"] as String])
             }
+            try AuditChain.append(
+                AuditEvent(actor: .owner, operation: .appAdd, app: app.description), at: Date(), db: db, keys: keys,
+                path: vault.path)
         }
     }
 
@@ -86,13 +90,18 @@ public struct AppRegistry: Sendable {
     }
 
     /// Removes `app` and its verdicts; returns whether it was registered. Works on a row that
-    /// fails authentication too, which is how such a row is got rid of.
+    /// fails authentication too, which is how such a row is got rid of. Records an `app-remove`
+    /// audit entry in the same transaction (also when the app was not registered).
     @discardableResult
     public func remove(_ app: ApplicationIdentifier) throws -> Bool {
-        try vault.write { db, _ in
+        try vault.write { db, keys in
             try db.execute(sql: "DELETE FROM associations WHERE app = ?", arguments: [app.description])
             try db.execute(sql: "DELETE FROM apps WHERE application_identifier = ?", arguments: [app.description])
-            return db.changesCount > 0
+            let removed = db.changesCount > 0
+            try AuditChain.append(
+                AuditEvent(actor: .owner, operation: .appRemove, app: app.description), at: Date(), db: db, keys: keys,
+                path: vault.path)
+            return removed
         }
     }
 

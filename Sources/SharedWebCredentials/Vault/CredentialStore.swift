@@ -72,6 +72,50 @@ public struct CredentialStore: Sendable {
         }
     }
 
+    /// Every credential, sorted by server, port and account. Opens every record, so it throws
+    /// `.integrityFailure` if any is damaged.
+    public func all() throws -> [Credential] {
+        try vault.read { db, keys in
+            var found: [Credential] = []
+            let rows = try Row.fetchCursor(db, sql: Self.columns)
+            while let row = try rows.next() { found.append(try Self.open(row, db: db, keys: keys, vault: vault)) }
+            return found.sorted(by: Self.order)
+        }
+    }
+
+    /// The credentials of every server that one of `entries` could cover, found through the blind
+    /// indexes without opening any other record: an exact entry looks up its server's index, a
+    /// wildcard `*.example.com` that of `example.com` and the parent-domain index of
+    /// `example.com` (every server under it). Sorted by server, port and account.
+    ///
+    /// The caller still checks each one against the entries (ports, and the exact-entry-first
+    /// rule), as ``SharedWebCredentials/request(domain:account:includeShared:)`` does: an index
+    /// row that an attacker added leads only to records the entries then reject.
+    public func candidates(coveredBy entries: [AssociatedDomainEntry]) throws -> [Credential] {
+        try vault.read { db, keys in
+            var serverIndexes = Set<Data>()
+            for entry in entries {
+                // The entry's own host: an exact entry's server, or a wildcard's bare domain.
+                serverIndexes.insert(Data(keys.serverIndex(try CredentialKey(server: entry.host, port: entry.port))))
+                if entry.isWildcard {
+                    serverIndexes.formUnion(try ParentDomains.serverIndexes(under: entry.host, db: db, keys: keys))
+                }
+            }
+            let statement = try db.cachedStatement(sql: "\(Self.columns) WHERE server_index = ?")
+            var found: [Credential] = []
+            for index in serverIndexes {
+                let rows = try Row.fetchCursor(statement, arguments: [index])
+                while let row = try rows.next() { found.append(try Self.open(row, db: db, keys: keys, vault: vault)) }
+            }
+            return found.sorted(by: Self.order)
+        }
+    }
+
+    /// Server, then port (none first), then account.
+    static func order(_ lhs: Credential, _ rhs: Credential) -> Bool {
+        (lhs.server, lhs.port ?? 0, lhs.account) < (rhs.server, rhs.port ?? 0, rhs.account)
+    }
+
     /// The number of credentials.
     public func count() throws -> Int {
         try vault.readSingleStatement { db, _ in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM credentials") ?? 0 }
@@ -105,7 +149,9 @@ public struct CredentialStore: Sendable {
     }
 
     /// The columns every credential query selects, in the order ``openIfAuthentic(_:keys:)`` reads.
-    static let columns = "SELECT id, server_index, account_index, sealed, version FROM credentials"
+    static let selected = "id, server_index, account_index, sealed, version"
+    /// The query of every credential, to which a WHERE clause may be added.
+    static let columns = "SELECT \(selected) FROM credentials"
 
     /// Opens one `credentials` row (columns as in ``columns``); nil if it fails authentication
     /// or does not decode.
@@ -146,7 +192,9 @@ public struct CredentialStore: Sendable {
             : "INSERT OR REPLACE INTO credentials (id, server_index, account_index, sealed, version) VALUES (?, ?, ?, ?, ?)"
         try db.cachedStatement(sql: sql).execute(
             arguments: [Data(id), Data(serverIndex), Data(accountIndex), Data(sealed), version])
-        return db.changesCount > 0
+        guard db.changesCount > 0 else { return false }
+        try ParentDomains.insert(server: key.server, serverIndex: serverIndex, db: db, keys: keys)
+        return true
     }
 
     /// Re-seals every credential under `newKeys` (new indexes, same ids and versions). Part of key
@@ -154,6 +202,7 @@ public struct CredentialStore: Sendable {
     static func reencryptAll(_ db: Database, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String) throws {
         let rows = try Row.fetchAll(db, sql: Self.columns)
         try db.execute(sql: "DELETE FROM credentials")
+        try db.execute(sql: "DELETE FROM credential_domains")
         for row in rows {
             guard let credential = openIfAuthentic(row, keys: oldKeys), let id = row["id"] as Data?,
                 let version = row["version"] as Int64?
@@ -242,6 +291,41 @@ public struct CredentialBatch {
             arguments: [Data(index)])
         guard let deleted, let id = deleted[0] as Data? else { return false }
         commitment.removeCredential(id: id, version: deleted[1], keys: keys)
+        try ParentDomains.removeIfUnused(server: key.server, serverIndex: keys.serverIndex(key), db: db)
         return true
+    }
+
+    /// Gives the credential for (server, port, account) the account name `newAccount`, keeping
+    /// its password, details and dates. Throws `itemNotFound` when there is none, and
+    /// `invalidInput` when `newAccount` is empty or already has a credential on that server.
+    public func rename(server: String, port: Int? = nil, account: String, to newAccount: String) throws {
+        let key = try CredentialKey(server: server, port: port)
+        guard !newAccount.isEmpty else {
+            throw SharedWebCredentialsError(.invalidInput, "The new account name is empty: give a non-empty account.")
+        }
+        let newIndex = keys.accountIndex(key, account: newAccount)
+        let taken = try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM credentials WHERE account_index = ?)", arguments: [Data(newIndex)])
+        guard taken == false else {
+            throw SharedWebCredentialsError(
+                .invalidInput,
+                "\(key.server) already has a credential for the new account name; remove or rename that one first. Nothing was changed."
+            )
+        }
+        let deleted = try Row.fetchOne(
+            db.cachedStatement(
+                sql: "DELETE FROM credentials WHERE account_index = ? RETURNING \(CredentialStore.selected)"),
+            arguments: [Data(keys.accountIndex(key, account: account))])
+        guard let deleted, let id = deleted["id"] as Data?, let version = deleted["version"] as Int64? else {
+            throw SharedWebCredentialsError(
+                .itemNotFound, "No credential for that account on \(key.server); nothing was renamed.")
+        }
+        let existing = try CredentialStore.open(deleted, db: db, keys: keys, vault: vault)
+        try CredentialStore.store(
+            db, keys: keys, id: Array(id), version: version + 1, key: key, account: newAccount,
+            password: existing.password, details: existing.details, created: existing.created,
+            modified: existing.modified, accountIndex: newIndex)
+        commitment.removeCredential(id: id, version: version, keys: keys)
+        commitment.insertCredential(id: id, version: version + 1, keys: keys)
     }
 }

@@ -1,16 +1,23 @@
 import Foundation
 import GRDB
 
-/// Upgrades a vault of format 1 (the first release) to format 2 in place, at its first unlock, in
-/// one transaction: every credential is re-sealed with version 1 bound into its associated data,
-/// every never-save marker is re-sealed, every app and verdict gets its MAC, the record commitment
-/// is computed, and the vault key is re-wrapped with format 2 bound into its associated data.
-/// If any record fails authentication, nothing changes.
+/// Upgrades a vault of an older format to the current one (3) in place, at its first unlock, in
+/// one transaction. If any record fails authentication, or a format-2 vault's records do not
+/// match their sealed commitment, nothing changes.
+///
+/// - Every credential is opened (format 1: without a version; format 2: with its version) and
+///   sealed again for format 3 with a version-2 payload (label, notes and otpauth URI), so no
+///   version-1 payload is left; a format-1 credential starts at version 1.
+/// - Every never-save marker is re-sealed for format 3.
+/// - Format 1 only: every app and verdict gets its MAC (verdicts are distrusted first).
+/// - The record commitment is sealed for format 3, the parent-domain index is built
+///   (``ParentDomains``) and the audit log starts empty (``AuditChain``).
+/// - The vault key is re-wrapped with format 3 bound into its associated data.
 ///
 /// Only the holder of the vault key can do this, which is why it runs at unlock and not as a SQL
-/// migration. Once the key is wrapped for format 2, setting `format_version` back to 1 makes the
-/// key fail to unwrap (``VaultKeys/wrappedKeyAssociatedData(keyID:protection:format:)``), so no
-/// one without the key can send an upgraded vault down this unauthenticated path again.
+/// migration. Once the key is wrapped for format 3, setting `format_version` back makes the key
+/// fail to unwrap (``VaultKeys/wrappedKeyAssociatedData(keyID:protection:format:)``), so no one
+/// without the key can send an upgraded vault down an older, weaker path again.
 enum FormatUpgrade {
     /// Runs the upgrade inside the caller's write transaction; returns the new `vault_meta` row.
     static func run(
@@ -34,49 +41,74 @@ enum FormatUpgrade {
                 "Another process changed the key of \(path) while this one unlocked it; nothing was changed. Run the command again."
             )
         }
+        let from = stored.formatVersion
+        if from >= 2 {
+            // The records must be those the format-2 commitment seals, or the upgrade would bless a rollback.
+            guard
+                try RecordCommitment.compute(db, keys: keys).matches(
+                    RecordCommitment.load(db, keys: keys, path: path, format: from))
+            else { throw failure("The set of records (it does not match its sealed commitment)", path: path) }
+        }
         let commitment = RecordCommitment.empty()
-        try resealCredentials(db, keys: keys, commitment: commitment, path: path)
-        try resealNeverSaveMarkers(db, keys: keys, commitment: commitment, path: path)
-        try distrustVerdicts(db)
-        try AuthenticatedRows.macAll(db, keys: keys)
+        try resealCredentials(db, from: from, keys: keys, commitment: commitment, path: path)
+        try resealNeverSaveMarkers(db, from: from, keys: keys, commitment: commitment, path: path)
+        if from == VaultKeys.legacyFormatVersion {
+            try distrustVerdicts(db)
+            try AuthenticatedRows.macAll(db, keys: keys)
+        }
+        try ParentDomains.rebuild(db, keys: keys, path: path)
         let upgraded = Vault.metadata(for: keys, protection: stored.protection)
         try upgraded.write(db)
         try commitment.store(db, keys: keys)
+        try AuditChain.initialize(db, keys: keys)
         return upgraded
     }
 
+    /// Opens every credential as format `from` sealed it and seals it again for the current format,
+    /// with a payload of the current version.
     private static func resealCredentials(
-        _ db: Database, keys: VaultKeys, commitment: RecordCommitment, path: String
+        _ db: Database, from: UInt32, keys: VaultKeys, commitment: RecordCommitment, path: String
     ) throws {
-        let rows = try Row.fetchAll(db, sql: "SELECT id, server_index, account_index, sealed FROM credentials")
+        let rows = try Row.fetchAll(db, sql: "SELECT id, server_index, account_index, sealed, version FROM credentials")
         for row in rows {
             let id: Data = row["id"]
             let serverIndex: Data = row["server_index"]
             let accountIndex: Data = row["account_index"]
             let sealed: Data = row["sealed"]
+            let storedVersion: Int64 = row["version"]
+            let associatedData =
+                from == VaultKeys.legacyFormatVersion
+                ? VaultKeys.legacyCredentialAssociatedData(id: id, serverIndex: serverIndex, accountIndex: accountIndex)
+                : VaultKeys.credentialAssociatedData(
+                    id: id, serverIndex: serverIndex, accountIndex: accountIndex, version: storedVersion, format: from)
             guard
                 let payload = AuthenticatedEncryption.open(
-                    Array(sealed), key: keys.recordKey,
-                    associatedData: VaultKeys.legacyCredentialAssociatedData(
-                        id: id, serverIndex: serverIndex, accountIndex: accountIndex))
+                    Array(sealed), key: keys.recordKey, associatedData: associatedData),
+                let credential = CredentialPayload.decode(payload)
             else { throw failure("A credential", path: path) }
+            let version = from == VaultKeys.legacyFormatVersion ? 1 : storedVersion
             let resealed = AuthenticatedEncryption.seal(
-                payload, key: keys.recordKey,
+                CredentialPayload.encode(
+                    server: credential.server, port: credential.port, account: credential.account,
+                    password: credential.password, details: credential.details, created: credential.created,
+                    modified: credential.modified),
+                key: keys.recordKey,
                 associatedData: VaultKeys.credentialAssociatedData(
-                    id: id, serverIndex: serverIndex, accountIndex: accountIndex, version: 1))
+                    id: id, serverIndex: serverIndex, accountIndex: accountIndex, version: version))
             try db.execute(
-                sql: "UPDATE credentials SET sealed = ?, version = 1 WHERE id = ?", arguments: [Data(resealed), id])
-            commitment.insertCredential(id: id, version: 1, keys: keys)
+                sql: "UPDATE credentials SET sealed = ?, version = ? WHERE id = ?",
+                arguments: [Data(resealed), version, id])
+            commitment.insertCredential(id: id, version: version, keys: keys)
         }
     }
 
     private static func resealNeverSaveMarkers(
-        _ db: Database, keys: VaultKeys, commitment: RecordCommitment, path: String
+        _ db: Database, from: UInt32, keys: VaultKeys, commitment: RecordCommitment, path: String
     ) throws {
         let rows = try Row.fetchAll(db, sql: "SELECT host_index, sealed_host, created_at FROM never_save")
         try db.execute(sql: "DELETE FROM never_save")
         for row in rows {
-            guard let host = NeverSaveStore.openIfAuthentic(row, keys: keys, format: VaultKeys.legacyFormatVersion)
+            guard let host = NeverSaveStore.openIfAuthentic(row, keys: keys, format: from)
             else { throw failure("A never-save marker", path: path) }
             try NeverSaveStore.store(db, keys: keys, host: host, createdAt: row["created_at"])
             commitment.insertNeverSave(hostIndex: keys.hostIndex(host), keys: keys)

@@ -101,7 +101,10 @@ final class RecordCommitment {
     }
 
     /// The stored commitment; throws `.integrityFailure` if it is missing or its MAC fails.
-    static func load(_ db: Database, keys: VaultKeys, path: String) throws -> RecordCommitment {
+    /// `format` is an older one only when ``FormatUpgrade`` reads the commitment of a format-2 vault.
+    static func load(
+        _ db: Database, keys: VaultKeys, path: String, format: UInt32 = VaultKeys.formatVersion
+    ) throws -> RecordCommitment {
         let stored = try Data.fetchOne(db, sql: "SELECT record_commitment FROM vault_meta WHERE id = 1")
         guard let stored, stored.count == 64 else {
             throw SharedWebCredentialsError(
@@ -112,7 +115,7 @@ final class RecordCommitment {
         let bytes = Array(stored)
         let sum = Array(bytes[0..<32])
         let mac = Array(bytes[32..<64])
-        let expected = tag(sum: sum, keys: keys)
+        let expected = tag(sum: sum, keys: keys, format: format)
         guard mac.withUnsafeBytes({ given in expected.withUnsafeBytes { ConstantTime.equals(given, $0) } }) else {
             throw SharedWebCredentialsError(
                 .integrityFailure,
@@ -126,20 +129,21 @@ final class RecordCommitment {
         return RecordCommitment(limbs: limbs)
     }
 
-    /// Writes the commitment (sum and MAC) to `vault_meta`.
-    func store(_ db: Database, keys: VaultKeys) throws {
+    /// Writes the commitment (sum and MAC) to `vault_meta`; `format` is an older one only where
+    /// tests write a vault as an older release did.
+    func store(_ db: Database, keys: VaultKeys, format: UInt32 = VaultKeys.formatVersion) throws {
         let sum = sumBytes
         try db.cachedStatement(sql: "UPDATE vault_meta SET record_commitment = ? WHERE id = 1")
-            .execute(arguments: [Data(sum + Self.tag(sum: sum, keys: keys))])
+            .execute(arguments: [Data(sum + Self.tag(sum: sum, keys: keys, format: format))])
         isChanged = false
     }
 
-    private static func tag(sum: [UInt8], keys: VaultKeys) -> [UInt8] {
+    private static func tag(sum: [UInt8], keys: VaultKeys, format: UInt32) -> [UInt8] {
         keys.stateMAC(
             table: "vault_meta",
             fields: [
                 Array("record_commitment".utf8), keys.keyID,
-                withUnsafeBytes(of: VaultKeys.formatVersion.littleEndian) { Array($0) }, sum,
+                withUnsafeBytes(of: format.littleEndian) { Array($0) }, sum,
             ])
     }
 }

@@ -15,11 +15,15 @@ public struct VaultIntegrityReport: Sendable, Equatable {
     /// Whether the live records match the sealed record commitment: false when a record was
     /// rolled back, brought back after deletion or deleted behind swcred's back.
     public let recordSetMatchesCommitment: Bool
+    /// Whether the parent-domain index holds exactly the rows the credentials call for.
+    public let parentDomainIndexMatches: Bool
+    /// What is wrong with the audit chain (``AuditLog/verify()``), or nil when it verifies.
+    public let auditLogProblem: String?
 
     /// Whether nothing failed.
     public var isIntact: Bool {
         damagedCredentials == 0 && damagedNeverSaveMarkers == 0 && untrustedApps.isEmpty && untrustedVerdicts == 0
-            && recordSetMatchesCommitment
+            && recordSetMatchesCommitment && parentDomainIndexMatches && auditLogProblem == nil
     }
 
     /// Every problem found, one sentence each.
@@ -46,14 +50,23 @@ public struct VaultIntegrityReport: Sendable, Equatable {
                 "the records do not match their sealed commitment: a record was rolled back to an older copy, brought back after it was deleted, or deleted behind swcred's back"
             )
         }
+        if !parentDomainIndexMatches {
+            problems.append(
+                "the parent-domain index does not match the credentials (rows were added or removed behind swcred's back; requests without a domain may miss credentials)"
+            )
+        }
+        if let auditLogProblem {
+            problems.append("the audit log is broken: \(auditLogProblem)")
+        }
         return problems
     }
 }
 
 extension Vault {
     /// Checks everything this vault authenticates, in one read transaction: opens every
-    /// credential and never-save marker, checks the MAC of every app and verdict, and compares
-    /// the set of live records with the sealed record commitment. O(records).
+    /// credential and never-save marker, checks the MAC of every app and verdict, compares the
+    /// set of live records with the sealed record commitment and the parent-domain index with the
+    /// credentials, and walks the audit chain. O(records + audit entries).
     public func integrityReport() throws -> VaultIntegrityReport {
         try read { db, keys in
             let credentials = try CredentialStore.verify(db, keys: keys)
@@ -69,7 +82,9 @@ extension Vault {
                 credentialsChecked: credentials.checked, damagedCredentials: credentials.damaged,
                 damagedNeverSaveMarkers: markers.damaged, untrustedApps: try AppRegistry.untrustedApps(db, keys: keys),
                 untrustedVerdicts: try AssociationStore.untrustedCount(db, keys: keys),
-                recordSetMatchesCommitment: matches)
+                recordSetMatchesCommitment: matches,
+                parentDomainIndexMatches: try ParentDomains.matches(db, keys: keys),
+                auditLogProblem: try AuditChain.verify(db, keys: keys, path: path).problem)
         }
     }
 

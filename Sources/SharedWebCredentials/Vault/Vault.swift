@@ -110,6 +110,7 @@ public final class Vault: Sendable {
                 try database.write { db in
                     try metadata.write(db)
                     try RecordCommitment.empty().store(db, keys: keys)
+                    try AuditChain.initialize(db, keys: keys)
                 }
             }
             return Vault(
@@ -262,7 +263,7 @@ public final class Vault: Sendable {
         let wrappingKey = try PasswordHashing.deriveKey(
             length: AuthenticatedEncryption.keyLength, passphrase: newPassphrase, salt: salt, parameters: chosen)
         let protection = VaultMetadata.Protection.passphrase(salt: salt, parameters: chosen)
-        try replaceKey(protection: protection) { db, current in
+        try replaceKey(protection: protection, operation: .passwd) { db, current in
             guard rotatingKey else { return current.rewrapped(under: wrappingKey) }
             let newKeys = try reencryptEverything(db, from: current, to: VaultKeys.generate(wrappingKey: wrappingKey))
             // App tokens are hashed under the old key: a rotation revokes them, as `rotateKey` does.
@@ -281,7 +282,7 @@ public final class Vault: Sendable {
     @discardableResult
     public func rotateKey() throws -> KeyRotation {
         var revoked = 0
-        try replaceKey(protection: unlocked.withLock { $0.protection }) { db, current in
+        try replaceKey(protection: unlocked.withLock { $0.protection }, operation: .rekey) { db, current in
             let newKeys = try reencryptEverything(
                 db, from: current, to: VaultKeys.generate(wrappingKey: current.wrappingKey))
             revoked = try AppTokenStore.deleteAll(db)
@@ -315,13 +316,16 @@ public final class Vault: Sendable {
         try CredentialStore.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
         try NeverSaveStore.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
         try AuthenticatedRows.remacAll(db, from: oldKeys, to: newKeys, path: path)
+        try AuditChain.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
         return newKeys
     }
 
     /// Writes the key `makeKeys` returns (given the current keys) wrapped as `protection`, in one
-    /// transaction, if `vault_meta` still holds what this process unlocked (compare and swap).
+    /// transaction, if `vault_meta` still holds what this process unlocked (compare and swap), and
+    /// records `operation` in the audit log in the same transaction.
     private func replaceKey(
-        protection: VaultMetadata.Protection, _ makeKeys: (Database, VaultKeys) throws -> VaultKeys
+        protection: VaultMetadata.Protection, operation: AuditOperation,
+        _ makeKeys: (Database, VaultKeys) throws -> VaultKeys
     ) throws {
         let expected = unlocked.withLock { $0 }
         let replaced = try VaultDatabase.mappingErrors(path: path) {
@@ -341,6 +345,8 @@ public final class Vault: Sendable {
                     // were re-sealed, so the commitment under the new key starts from them.
                     try RecordCommitment.compute(db, keys: newKeys).store(db, keys: newKeys)
                 }
+                try AuditChain.append(
+                    AuditEvent(actor: .owner, operation: operation), at: Date(), db: db, keys: newKeys, path: path)
                 return UnlockedKey(keys: newKeys, protection: protection, wrappedKey: metadata.wrappedKey)
             }
         }
@@ -422,6 +428,29 @@ public final class Vault: Sendable {
     func write<T>(_ body: (Database, VaultKeys) throws -> T) throws -> T {
         try VaultDatabase.mappingErrors(path: path) {
             try database.write { db in try body(db, currentKeys(db)) }
+        }
+    }
+
+    /// Runs `body` in a write transaction committed with `synchronous=NORMAL` instead of FULL:
+    /// WAL frames are written but not synced, so the commit does not wait for the disk. For audit
+    /// entries of operations that change no record (``AuditLog/append(_:)``). The connection is
+    /// back to FULL before this returns, or the connection is not used again (it throws).
+    func writeWithoutSync<T>(_ body: (Database, VaultKeys) throws -> T) throws -> T {
+        try VaultDatabase.mappingErrors(path: path) {
+            try database.inDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                var result: Result<T, any Error> = .failure(CancellationError())
+                do {
+                    try db.inTransaction(.immediate) {
+                        result = .success(try body(db, currentKeys(db)))
+                        return .commit
+                    }
+                } catch {
+                    result = .failure(error)
+                }
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                return try result.get()
+            }
         }
     }
 

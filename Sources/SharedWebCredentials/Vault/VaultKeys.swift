@@ -4,8 +4,10 @@ import CSodium
 /// that wraps it (derived from the passphrase, or read from the key file).
 final class VaultKeys: Sendable {
     /// The record format version bound into every sealed blob and into the wrapped key.
-    /// Format 2 added record versions, MACs on `apps` and `associations` and the record commitment.
-    static let formatVersion: UInt32 = 2
+    /// Format 2 added record versions, MACs on `apps` and `associations` and the record commitment;
+    /// format 3 the audit log's sealed head and anchor, the parent-domain index, and credential
+    /// payloads of version 2 only.
+    static let formatVersion: UInt32 = 3
     /// The format of the first release, upgraded in place at its first unlock (``FormatUpgrade``).
     static let legacyFormatVersion: UInt32 = 1
 
@@ -62,6 +64,12 @@ final class VaultKeys: Sendable {
             fields: [Array("account".utf8), Array(key.server.utf8), portField(key.port), Array(account.utf8)])
     }
 
+    /// The blind index of a domain that is a credential's server or one of its parent domains
+    /// (``ParentDomains``): what a wildcard entry `*.domain` looks up.
+    func parentDomainIndex(_ domain: String) -> [UInt8] {
+        KeyedHash.digest(key: indexKey, fields: [Array("parent-domain".utf8), Array(domain.utf8)])
+    }
+
     /// The blind index of a "never save" host.
     func hostIndex(_ host: String) -> [UInt8] {
         KeyedHash.digest(key: indexKey, fields: [Array("never-save".utf8), Array(host.utf8)])
@@ -88,9 +96,9 @@ final class VaultKeys: Sendable {
     /// the record commitment no longer holds.
     static func credentialAssociatedData(
         id: some Collection<UInt8>, serverIndex: some Collection<UInt8>, accountIndex: some Collection<UInt8>,
-        version: Int64
+        version: Int64, format: UInt32 = VaultKeys.formatVersion
     ) -> [UInt8] {
-        var data = associatedDataHeader(label: "swcred/credential", format: formatVersion, capacity: 4 * 4 + 16 + 72)
+        var data = associatedDataHeader(label: "swcred/credential", format: format, capacity: 4 * 4 + 16 + 72)
         appendPart(id, to: &data)
         appendPart(serverIndex, to: &data)
         appendPart(accountIndex, to: &data)
@@ -108,6 +116,13 @@ final class VaultKeys: Sendable {
         appendPart(serverIndex, to: &data)
         appendPart(accountIndex, to: &data)
         return data
+    }
+
+    /// Binds a sealed audit entry (its domain and account) to its sequence number.
+    static func auditAssociatedData(sequence: Int64) -> [UInt8] {
+        associatedData(
+            label: "swcred/audit", format: formatVersion,
+            parts: [withUnsafeBytes(of: sequence.littleEndian) { Array($0) }])
     }
 
     /// Binds a sealed "never save" host to its index and the format version (`format` is the

@@ -87,7 +87,7 @@ struct LegacyVault {
 
 /// Issue 11, finding 2: vaults of format 1 upgrade in place at their first unlock, all or nothing,
 /// and an upgraded vault cannot be sent back down the unauthenticated path.
-@Suite("Format 1 to 2 upgrade")
+@Suite("Format 1 upgrade")
 struct FormatUpgradeTests {
     typealias Support = VaultTestSupport
 
@@ -98,7 +98,7 @@ struct FormatUpgradeTests {
         try LegacyVault.write(at: path)
         #expect(try Vault.inspect(at: path).formatVersion == 1)
         let vault = try Support.open(path)
-        #expect(try vault.status().formatVersion == 2)
+        #expect(try vault.status().formatVersion == Int(VaultKeys.formatVersion))
         #expect(try vault.credentials.find(server: "example.com").map(\.passwordText) == ["alice-pw", "bob-pw"])
         #expect(try vault.neverSave.isMarked("blocked.example"))
         #expect(try vault.apps.require(LegacyVault.app).entitlements.webcredentialsEntries.count == 1)
@@ -113,7 +113,7 @@ struct FormatUpgradeTests {
             try attacker.rows("SELECT mac FROM apps UNION ALL SELECT mac FROM associations").allSatisfy {
                 !$0.hasNull(atIndex: 0)
             })
-        // And it keeps working as a format-2 vault, in a later process too.
+        // And it keeps working as a current vault, in a later process too.
         try vault.credentials.upsert(server: "example.com", account: "alice", password: SecureBytes(utf8: "new"))
         try Support.open(path).verifyIntegrity()
     }

@@ -19,12 +19,37 @@ struct KeyChangeTests {
         try #require(try Attacker(path: path).rows("SELECT * FROM vault_meta").first)
     }
 
-    /// Puts a saved `vault_meta` row back, as an attacker with an old copy of the file would.
+    /// Puts a saved `vault_meta` row back, as an attacker with an old copy of the file would: its
+    /// key columns. (Putting the audit log's sealed head back too is caught by `audit verify`:
+    /// ``rolledBackAuditHead()``.)
     private func restore(_ row: Row, into path: String) throws {
-        let columns = Array(row.columnNames)
+        let columns = Array(row.columnNames).filter { !$0.hasPrefix("audit_") }
         try Attacker(path: path).execute(
-            "INSERT OR REPLACE INTO vault_meta (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
+            "UPDATE vault_meta SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = 1",
             arguments: StatementArguments(columns.map { row[$0] as DatabaseValue }))
+    }
+
+    @Test("a whole old vault_meta row put back is caught by the audit log; passwd --rekey still recovers")
+    func rolledBackAuditHead() throws {
+        let directory = try TemporaryDirectory()
+        let vault = try Support.makeVault(in: directory)
+        try vault.items.set(server: "example.com", account: "alice", password: SecureBytes(utf8: "alice-pw"))
+        let leaked = try vaultMetaRow(vault.path)
+        try vault.changePassphrase(to: SecureBytes(utf8: "second passphrase: amber quasar lattice ferry 71"))
+        try Attacker(path: vault.path).execute(
+            "UPDATE vault_meta SET wrapped_key = ?, kdf_salt = ?, audit_head = ?",
+            arguments: [leaked["wrapped_key"] as Data, leaked["kdf_salt"] as Data, leaked["audit_head"] as Data])
+        let opened = try Support.open(vault.path)
+        let broken = try opened.audit.verify()
+        #expect(broken.firstBadEntry == 2 && broken.problem?.contains("is not the sealed head") == true, "\(broken)")
+        try opened.changePassphrase(
+            to: SecureBytes(utf8: "third passphrase: velvet comet harbor quill 38"), rotatingKey: true)
+        let after = try opened.audit.verify()
+        // The rotation re-tags faithfully and its own entry chains from the set-back head, so the
+        // chain now breaks there: still reported, never blessed.
+        #expect(after.firstBadEntry == 3 && !after.isIntact, "\(after)")
+        #expect(try opened.audit.entries().map(\.event.operation) == [.itemSet, .passwd, .passwd])
+        #expect(try opened.credentials.all().map(\.passwordText) == ["alice-pw"])
     }
 
     @Test("passwd alone leaves the old passphrase working with an old vault_meta row; passwd --rekey does not")

@@ -1,0 +1,346 @@
+import Foundation
+import GRDB
+
+/// The audit log's storage: a chain of entries in `audit_log`, each authenticated by a keyed MAC
+/// over its own columns and the previous entry's tag, between a sealed anchor and a sealed head
+/// in `vault_meta`.
+///
+/// - An entry's tag is keyed BLAKE2b (the state key) over its sequence number, time, actor,
+///   operation, outcome, error code, sealed subject and the previous tag; the first entry after
+///   the anchor chains from the anchor's tag. Altering, removing, reordering or inserting an
+///   entry breaks the tag of that entry or of the next one.
+/// - The head (the last sequence number and tag) carries a MAC bound to the key id, so cutting
+///   entries off the end is caught too; the anchor (where the kept entries start, after a prune)
+///   is sealed the same way.
+/// - The domain, account, app and released credentials are sealed (XChaCha20-Poly1305 under the
+///   record key, bound to the sequence number), like every other record.
+enum AuditChain {
+    /// A point in the chain: a sequence number and the tag of the entry there (the anchor of a
+    /// chain with nothing pruned is sequence 0 with an all-zero tag).
+    struct Link: Equatable {
+        var sequence: Int64
+        var tag: [UInt8]
+
+        static let genesis = Link(sequence: 0, tag: [UInt8](repeating: 0, count: KeyedHash.digestLength))
+    }
+
+    /// Which stored link.
+    enum LinkColumn: String {
+        case head = "audit_head"
+        case anchor = "audit_anchor"
+    }
+
+    /// The columns every entry query selects, in the order ``tag(of:keys:previous:)`` reads.
+    static let columns = "SELECT seq, at, actor, operation, outcome, error_code, sealed, tag FROM audit_log"
+
+    // MARK: Links
+
+    /// Starts an empty chain: anchor and head at the genesis link.
+    static func initialize(_ db: Database, keys: VaultKeys) throws {
+        try store(.genesis, as: .anchor, db: db, keys: keys)
+        try store(.genesis, as: .head, db: db, keys: keys)
+    }
+
+    /// The stored link; throws `.integrityFailure` when it is missing or its MAC fails.
+    static func load(_ column: LinkColumn, db: Database, keys: VaultKeys, path: String) throws -> Link {
+        let stored = try Data.fetchOne(
+            db.cachedStatement(sql: "SELECT \(column.rawValue) FROM vault_meta WHERE id = 1"))
+        let what = column == .head ? "head" : "anchor"
+        guard let stored, stored.count == 8 + 2 * KeyedHash.digestLength else {
+            throw SharedWebCredentialsError(
+                .integrityFailure,
+                "The audit log's sealed \(what) is missing from \(path): the vault metadata was altered. Restore the vault from a backup."
+            )
+        }
+        let bytes = Array(stored)
+        var sequence: Int64 = 0
+        withUnsafeMutableBytes(of: &sequence) { $0.copyBytes(from: bytes[0..<8]) }
+        let link = Link(sequence: Int64(littleEndian: sequence), tag: Array(bytes[8..<40]))
+        guard equal(Array(bytes[40..<72]), mac(of: link, as: column, keys: keys)) else {
+            throw SharedWebCredentialsError(
+                .integrityFailure,
+                "The audit log's sealed \(what) in \(path) failed authentication: the vault metadata was altered. Restore the vault from a backup."
+            )
+        }
+        return link
+    }
+
+    /// Writes a link with its MAC.
+    static func store(_ link: Link, as column: LinkColumn, db: Database, keys: VaultKeys) throws {
+        let value = integer(link.sequence) + link.tag + mac(of: link, as: column, keys: keys)
+        try db.cachedStatement(sql: "UPDATE vault_meta SET \(column.rawValue) = ? WHERE id = 1")
+            .execute(arguments: [Data(value)])
+    }
+
+    private static func mac(of link: Link, as column: LinkColumn, keys: VaultKeys) -> [UInt8] {
+        keys.stateMAC(
+            table: "vault_meta", fields: [Array(column.rawValue.utf8), keys.keyID, integer(link.sequence), link.tag])
+    }
+
+    // MARK: Entries
+
+    /// Appends `event` after the head, inside the caller's write transaction; returns its sequence
+    /// number. Throws `.integrityFailure` when the head fails authentication (fail closed).
+    @discardableResult
+    static func append(_ event: AuditEvent, at date: Date, db: Database, keys: VaultKeys, path: String) throws -> Int64
+    {
+        let head = try load(.head, db: db, keys: keys, path: path)
+        // After the head, or after the last entry if the head was set back: never a reused number
+        // (`audit verify` reports the set-back head either way).
+        let lastStored = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(seq) FROM audit_log")) ?? 0
+        let sequence = max(head.sequence, lastStored) + 1
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let subject = try AuditSubject(event).sealed(sequence: sequence, keys: keys)
+        let values: [DatabaseValue] = [
+            sequence.databaseValue, milliseconds.databaseValue, event.actor.name.databaseValue,
+            event.operation.rawValue.databaseValue, event.outcome.name.databaseValue,
+            event.outcome.errorCode?.rawValue.databaseValue ?? .null, Data(subject).databaseValue,
+        ]
+        let entryTag = tag(of: values, keys: keys, previous: head.tag)
+        try db.cachedStatement(
+            sql:
+                "INSERT INTO audit_log (seq, at, actor, operation, outcome, error_code, sealed, tag) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        ).execute(arguments: StatementArguments(values + [Data(entryTag).databaseValue]))
+        try store(Link(sequence: sequence, tag: entryTag), as: .head, db: db, keys: keys)
+        return sequence
+    }
+
+    /// The tag of an entry given its first seven columns (as in ``columns``), chained to `previous`.
+    static func tag(of values: [DatabaseValue], keys: VaultKeys, previous: [UInt8]) -> [UInt8] {
+        keys.stateMAC(table: "audit_log", values: values + [Data(previous).databaseValue])
+    }
+
+    /// The first seven columns of an entry row, what its tag covers besides the previous tag.
+    static func covered(_ row: Row) -> [DatabaseValue] {
+        (0..<7).map { row[$0] as DatabaseValue }
+    }
+
+    /// Opens an entry row; nil when its sealed subject fails authentication or a column is malformed.
+    static func open(_ row: Row, keys: VaultKeys) -> AuditEntry? {
+        guard let sequence = row[0] as Int64?, let milliseconds = row[1] as Int64?, let actor = row[2] as String?,
+            let operation = (row[3] as String?).flatMap(AuditOperation.init(rawValue:)),
+            let outcomeName = row[4] as String?, let sealed = row[6] as Data?,
+            let subject = AuditSubject.open(Array(sealed), sequence: sequence, keys: keys)
+        else { return nil }
+        let outcome: AuditOutcome
+        switch (outcomeName, (row[5] as String?).map(SharedWebCredentialsError.Code.init(rawValue:))) {
+        case ("done", nil): outcome = .done
+        case ("refused", .some(.some(let code))): outcome = .refused(code)
+        default: return nil
+        }
+        return AuditEntry(
+            sequence: sequence, date: Date(timeIntervalSince1970: Double(milliseconds) / 1000),
+            event: AuditEvent(
+                actor: AuditActor(name: actor), operation: operation, domain: subject.domain,
+                account: subject.account, app: subject.app, released: subject.released, outcome: outcome))
+    }
+
+    // MARK: Verification
+
+    /// Walks the whole chain from the anchor to the head. O(entries).
+    static func verify(_ db: Database, keys: VaultKeys, path: String) throws -> AuditVerification {
+        let anchor: Link
+        let head: Link
+        do {
+            anchor = try load(.anchor, db: db, keys: keys, path: path)
+            head = try load(.head, db: db, keys: keys, path: path)
+        } catch let error as SharedWebCredentialsError where error.code == .integrityFailure {
+            return AuditVerification(entriesChecked: 0, firstBadEntry: nil, problem: error.message)
+        }
+        var previous = anchor
+        var checked = 0
+        let rows = try Row.fetchCursor(db, sql: "\(columns) ORDER BY seq")
+        while let row = try rows.next() {
+            checked += 1
+            let sequence: Int64 = row[0]
+            guard sequence == previous.sequence + 1 else {
+                let missing =
+                    sequence == previous.sequence + 2
+                    ? "entry #\(previous.sequence + 1) before it is missing"
+                    : sequence > previous.sequence + 2
+                        ? "entries #\(previous.sequence + 1) to #\(sequence - 1) before it are missing"
+                        : "it repeats or comes before entry #\(previous.sequence)"
+                return AuditVerification(
+                    entriesChecked: checked, firstBadEntry: sequence, problem: "entry #\(sequence): \(missing)")
+            }
+            let stored = (row[7] as Data?).map(Array.init) ?? []
+            guard equal(stored, tag(of: covered(row), keys: keys, previous: previous.tag)) else {
+                return AuditVerification(
+                    entriesChecked: checked, firstBadEntry: sequence,
+                    problem:
+                        "entry #\(sequence) failed authentication: it, or the entry before it, was altered, swapped or replaced"
+                )
+            }
+            previous = Link(sequence: sequence, tag: stored)
+        }
+        guard previous.sequence == head.sequence, equal(previous.tag, head.tag) else {
+            let problem =
+                previous.sequence < head.sequence
+                ? "the log ends at entry #\(previous.sequence), but its sealed head is entry #\(head.sequence): entries #\(previous.sequence + 1) to #\(head.sequence) were cut off the end"
+                : "the last entry #\(previous.sequence) is not the sealed head (entry #\(head.sequence)): the log was replaced or rolled back"
+            return AuditVerification(
+                entriesChecked: checked, firstBadEntry: min(previous.sequence, head.sequence) + 1, problem: problem)
+        }
+        return AuditVerification(entriesChecked: checked, firstBadEntry: nil, problem: nil)
+    }
+
+    /// Throws `.integrityFailure` naming the first bad entry unless the chain verifies.
+    static func requireIntact(_ db: Database, keys: VaultKeys, path: String, doing what: String) throws {
+        let verification = try verify(db, keys: keys, path: path)
+        if let problem = verification.problem {
+            throw SharedWebCredentialsError(
+                .integrityFailure,
+                "The audit log of \(path) is broken (\(problem)), so \(what) was refused: nothing was changed. Run `swcred audit verify`, and restore the vault from a backup."
+            )
+        }
+    }
+
+    /// Re-seals and re-tags every entry, the anchor and the head under `newKeys`, faithfully: an
+    /// entry whose tag verifies under `oldKeys` gets a tag that verifies under `newKeys`, and one
+    /// that does not (or whose sealed part does not open) gets a random tag, so the chain breaks
+    /// at the same entries as before; an anchor or head that fails, or a head that is not the last
+    /// entry, fails after the rotation too. A key rotation neither blesses a tampered log nor is
+    /// blocked by one (it is how the owner recovers from a leaked passphrase).
+    static func reencryptAll(_ db: Database, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String) throws {
+        let anchor = try? load(.anchor, db: db, keys: oldKeys, path: path)
+        let head = try? load(.head, db: db, keys: oldKeys, path: path)
+        var previousOld = anchor?.tag ?? Link.genesis.tag
+        var previousNew = previousOld
+        var last: Link?
+        for row in try Row.fetchAll(db, sql: "\(columns) ORDER BY seq") {
+            let sequence: Int64 = row[0]
+            let oldTag = (row[7] as Data?).map(Array.init) ?? []
+            var values = covered(row)
+            var authentic = equal(oldTag, tag(of: values, keys: oldKeys, previous: previousOld))
+            if let sealed = row[6] as Data?,
+                let subject = AuditSubject.open(Array(sealed), sequence: sequence, keys: oldKeys)
+            {
+                values[6] = Data(try subject.sealed(sequence: sequence, keys: newKeys)).databaseValue
+            } else {
+                authentic = false
+            }
+            let newTag =
+                authentic
+                ? tag(of: values, keys: newKeys, previous: previousNew)
+                : RandomBytes.array(count: KeyedHash.digestLength)
+            try db.execute(
+                sql: "UPDATE audit_log SET sealed = ?, tag = ? WHERE seq = ?",
+                arguments: [values[6], Data(newTag), sequence])
+            last = Link(sequence: sequence, tag: oldTag)
+            previousOld = oldTag
+            previousNew = newTag
+        }
+        if let anchor {
+            try store(anchor, as: .anchor, db: db, keys: newKeys)
+        } else {
+            try storeFailing(.anchor, db: db)
+        }
+        guard let head else { return try storeFailing(.head, db: db) }
+        let headIsLast = last.map { $0 == head } ?? (anchor == head)
+        let headTag = headIsLast ? previousNew : RandomBytes.array(count: KeyedHash.digestLength)
+        try store(Link(sequence: head.sequence, tag: headTag), as: .head, db: db, keys: newKeys)
+    }
+
+    /// Writes a link that fails authentication under any key (for one that failed before a rotation).
+    private static func storeFailing(_ column: LinkColumn, db: Database) throws {
+        try db.execute(sql: "UPDATE vault_meta SET \(column.rawValue) = zeroblob(72) WHERE id = 1")
+    }
+
+    // MARK: Helpers
+
+    static func integer(_ value: Int64) -> [UInt8] {
+        withUnsafeBytes(of: value.littleEndian) { Array($0) }
+    }
+
+    static func equal(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        lhs.count == rhs.count
+            && lhs.withUnsafeBytes { given in rhs.withUnsafeBytes { ConstantTime.equals(given, $0) } }
+    }
+}
+
+/// The sealed part of an audit entry: domain, account, app and released credentials.
+///
+/// Encoded as length-prefixed fields (integers little-endian): domain, account and app each as a
+/// presence byte (0 or 1) then u32 length and UTF-8 bytes, then u32 count of released credentials,
+/// each as domain and account (u32 length, bytes). A request releasing a thousand credentials
+/// encodes in microseconds, where a JSON encoder took milliseconds.
+struct AuditSubject {
+    var domain: String?
+    var account: String?
+    var app: String?
+    var released: [AuditCredential]
+
+    init(_ event: AuditEvent) {
+        domain = event.domain
+        account = event.account
+        app = event.app
+        released = event.released
+    }
+
+    private init(domain: String?, account: String?, app: String?, released: [AuditCredential]) {
+        self.domain = domain
+        self.account = account
+        self.app = app
+        self.released = released
+    }
+
+    /// Sealed under the record key, bound to the entry's sequence number.
+    func sealed(sequence: Int64, keys: VaultKeys) throws -> [UInt8] {
+        var plain: [UInt8] = []
+        func append(_ text: String) {
+            withUnsafeBytes(of: UInt32(text.utf8.count).littleEndian) { plain.append(contentsOf: $0) }
+            plain.append(contentsOf: text.utf8)
+        }
+        for optional in [domain, account, app] {
+            plain.append(optional == nil ? 0 : 1)
+            append(optional ?? "")
+        }
+        withUnsafeBytes(of: UInt32(released.count).littleEndian) { plain.append(contentsOf: $0) }
+        for credential in released {
+            append(credential.domain)
+            append(credential.account)
+        }
+        defer { plain.withUnsafeMutableBytes { if let base = $0.baseAddress { memset(base, 0, $0.count) } } }
+        return AuthenticatedEncryption.seal(
+            SecureBytes(copying: plain), key: keys.recordKey,
+            associatedData: VaultKeys.auditAssociatedData(sequence: sequence))
+    }
+
+    /// Opens a sealed subject; nil if it fails authentication or does not decode.
+    static func open(_ sealed: [UInt8], sequence: Int64, keys: VaultKeys) -> AuditSubject? {
+        guard
+            let plain = AuthenticatedEncryption.open(
+                sealed, key: keys.recordKey, associatedData: VaultKeys.auditAssociatedData(sequence: sequence))
+        else { return nil }
+        return plain.withUnsafeBytes { bytes -> AuditSubject? in
+            var offset = 0
+            func integer() -> UInt32? {
+                guard offset + 4 <= bytes.count else { return nil }
+                defer { offset += 4 }
+                return (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[offset + $1]) << (8 * UInt32($1)) }
+            }
+            func text() -> String? {
+                guard let length = integer().map(Int.init), offset + length <= bytes.count else { return nil }
+                defer { offset += length }
+                return String(
+                    decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]), as: UTF8.self)
+            }
+            var optionals: [String?] = []
+            for _ in 0..<3 {
+                guard offset < bytes.count, bytes[offset] <= 1 else { return nil }
+                let present = bytes[offset] == 1
+                offset += 1
+                guard let value = text() else { return nil }
+                optionals.append(present ? value : nil)
+            }
+            guard let count = integer() else { return nil }
+            var released: [AuditCredential] = []
+            for _ in 0..<count {
+                guard let domain = text(), let account = text() else { return nil }
+                released.append(AuditCredential(domain: domain, account: account))
+            }
+            guard offset == bytes.count else { return nil }
+            return AuditSubject(domain: optionals[0], account: optionals[1], app: optionals[2], released: released)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+/// What an audit entry records: who did what to which credential, and how it ended.
+///
+/// Append one with ``CredentialBatch/recordAudit(_:)`` inside the transaction that makes the
+/// change (all or nothing), or with ``AuditLog/append(_:)`` for an operation that changes no
+/// record (a release, a refusal). The domain, the account, the app and the released credentials
+/// are sealed in the entry; the time, actor, operation and outcome are stored in plaintext (they
+/// are what `swcred audit --app/--since/--operation` filters on) and authenticated.
+public struct AuditEvent: Sendable, Equatable {
+    /// Who acted: an app, or the vault owner.
+    public var actor: AuditActor
+    /// What was done.
+    public var operation: AuditOperation
+    /// The domain (host, or host:port) the operation was for; nil when it had none (a request
+    /// without a domain, a passphrase change).
+    public var domain: String?
+    /// The account name the operation was for, if any.
+    public var account: String?
+    /// The app an owner operation concerned (`app add`, `app remove`), if any.
+    public var app: String?
+    /// The credentials a request released, each as server (with :port when not 443) and account.
+    public var released: [AuditCredential]
+    /// Done, or refused with an error code.
+    public var outcome: AuditOutcome
+
+    /// An event; `released` only for requests.
+    public init(
+        actor: AuditActor, operation: AuditOperation, domain: String? = nil, account: String? = nil,
+        app: String? = nil, released: [AuditCredential] = [], outcome: AuditOutcome = .done
+    ) {
+        self.actor = actor
+        self.operation = operation
+        self.domain = domain
+        self.account = account
+        self.app = app
+        self.released = released
+        self.outcome = outcome
+    }
+}
+
+/// Who did an audited operation: `owner` (whoever unlocked the vault with its passphrase or key)
+/// or an app's identifier.
+public struct AuditActor: Sendable, Hashable, CustomStringConvertible {
+    /// `owner`, or the app identifier as written (`TEAMID.bundle.id`, `android:package`).
+    public let name: String
+
+    /// The vault owner.
+    public static let owner = AuditActor(name: "owner")
+
+    /// An app.
+    public static func app(_ identifier: ApplicationIdentifier) -> AuditActor {
+        AuditActor(name: identifier.description)
+    }
+
+    init(name: String) {
+        self.name = name
+    }
+
+    public var description: String { name }
+}
+
+/// The operations the audit log records. The raw values are stored and printed (stable).
+public enum AuditOperation: String, Sendable, CaseIterable, Codable {
+    /// An app asked for credentials (`SecRequestSharedWebCredential`).
+    case request
+    /// An app saved a new credential.
+    case add
+    /// An app changed a credential's password (or tried to save the same one).
+    case update
+    /// An app deleted a credential (or one that did not exist).
+    case delete
+    /// An app had a password generated for a domain.
+    case generate
+    /// The owner added or changed a credential (`swcred item set`).
+    case itemSet = "item-set"
+    /// The owner removed a credential (`swcred item remove`).
+    case itemRemove = "item-remove"
+    /// The owner renamed a credential's account (`swcred item rename`).
+    case itemRename = "item-rename"
+    /// The owner imported credentials.
+    case `import`
+    /// The owner exported credentials.
+    case export
+    /// The owner changed the passphrase.
+    case passwd
+    /// The owner rotated the vault key.
+    case rekey
+    /// The owner registered an app (or registered it again).
+    case appAdd = "app-add"
+    /// The owner removed an app.
+    case appRemove = "app-remove"
+    /// The owner dropped old audit entries.
+    case auditPrune = "audit-prune"
+}
+
+/// How an audited operation ended.
+public enum AuditOutcome: Sendable, Hashable {
+    /// It was done (a release, a change, or nothing to change).
+    case done
+    /// It was refused or failed, with this error code; nothing was released or changed.
+    case refused(SharedWebCredentialsError.Code)
+
+    /// `done` or `refused`, as stored.
+    public var name: String {
+        switch self {
+        case .done: "done"
+        case .refused: "refused"
+        }
+    }
+
+    /// The error code of a refusal.
+    public var errorCode: SharedWebCredentialsError.Code? {
+        if case .refused(let code) = self { return code }
+        return nil
+    }
+}
+
+/// A credential named in an audit entry: where and for which account (never its password).
+public struct AuditCredential: Sendable, Hashable, Codable {
+    /// The server, with `:port` when the port is not 443.
+    public let domain: String
+    /// The account name.
+    public let account: String
+
+    /// A reference to a credential.
+    public init(domain: String, account: String) {
+        self.domain = domain
+        self.account = account
+    }
+
+    /// A reference to `credential`.
+    public init(_ credential: Credential) {
+        self.init(
+            domain: credential.port.map { "\(credential.server):\($0)" } ?? credential.server,
+            account: credential.account)
+    }
+}
+
+/// One entry of the audit log, opened.
+public struct AuditEntry: Sendable, Equatable {
+    /// Its position in the chain: 1 for the first entry ever written, one more for each after.
+    public let sequence: Int64
+    /// When it was written.
+    public let date: Date
+    /// What happened.
+    public let event: AuditEvent
+}

@@ -1,0 +1,128 @@
+import Foundation
+import GRDB
+
+/// The vault's tamper-evident audit log (``Vault/audit``): one entry for every operation done for
+/// an app and every change the owner makes. See ``AuditChain`` for how it is chained and sealed.
+///
+/// Integrators: append an entry for a change inside the change's own transaction with
+/// ``CredentialBatch/recordAudit(_:)`` (all or nothing), and for an operation that changes no
+/// record (a release, an export, a refusal) with ``append(_:)`` before handing anything out.
+public struct AuditLog: Sendable {
+    let vault: Vault
+
+    /// Appends `event` in a transaction of its own, committed without waiting for an fsync
+    /// (`synchronous=NORMAL` for this transaction only): the entry survives a crash of the
+    /// process, but a power loss may take the entries of the last moments with it, together with
+    /// the head that seals them (so the chain still verifies). Changes to records are committed
+    /// with a full sync, and their entries with them. Throws when the entry cannot be written:
+    /// the caller must then not release or do what it records (fail closed).
+    @discardableResult
+    public func append(_ event: AuditEvent) throws -> Int64 {
+        try vault.writeWithoutSync { db, keys in
+            try AuditChain.append(event, at: Date(), db: db, keys: keys, path: vault.path)
+        }
+    }
+
+    /// The entries that match every filter given, oldest first. Throws `.integrityFailure`
+    /// naming the entry when one's sealed part fails authentication (``verify()`` checks the chain).
+    public func entries(
+        actor: AuditActor? = nil, since: Date? = nil, operation: AuditOperation? = nil
+    ) throws
+        -> [AuditEntry]
+    {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let actor {
+            conditions.append("actor = ?")
+            arguments += [actor.name]
+        }
+        if let since {
+            conditions.append("at >= ?")
+            arguments += [Int64((since.timeIntervalSince1970 * 1000).rounded(.down))]
+        }
+        if let operation {
+            conditions.append("operation = ?")
+            arguments += [operation.rawValue]
+        }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        return try vault.read { db, keys in
+            var entries: [AuditEntry] = []
+            let rows = try Row.fetchCursor(db, sql: "\(AuditChain.columns)\(filter) ORDER BY seq", arguments: arguments)
+            while let row = try rows.next() {
+                guard let entry = AuditChain.open(row, keys: keys) else {
+                    throw SharedWebCredentialsError(
+                        .integrityFailure,
+                        "Audit entry #\(row[0] as Int64? ?? -1) in \(vault.path) failed authentication: it was altered. Run `swcred audit verify`."
+                    )
+                }
+                entries.append(entry)
+            }
+            return entries
+        }
+    }
+
+    /// Checks the whole chain, from the anchor through every entry to the sealed head. O(entries).
+    public func verify() throws -> AuditVerification {
+        try vault.read { db, keys in try AuditChain.verify(db, keys: keys, path: vault.path) }
+    }
+
+    /// Drops the entries written before `date`, oldest first up to the first one that is not
+    /// older, and moves the sealed anchor to the last one dropped, so the rest still verifies.
+    /// Refuses (`.integrityFailure`, nothing dropped) when the chain is broken: pruning must not
+    /// hide tampering. Records itself as an `audit-prune` entry. Returns how many were dropped.
+    @discardableResult
+    public func prune(before date: Date) throws -> Int {
+        let cutoff = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        return try vault.write { db, keys in
+            try AuditChain.requireIntact(db, keys: keys, path: vault.path, doing: "the prune")
+            let anchor = try AuditChain.load(.anchor, db: db, keys: keys, path: vault.path)
+            let firstKept = try Int64.fetchOne(
+                db, sql: "SELECT min(seq) FROM audit_log WHERE at >= ?", arguments: [cutoff])
+            let lastDropped = try Row.fetchOne(
+                db, sql: "SELECT seq, tag FROM audit_log WHERE seq < ? ORDER BY seq DESC LIMIT 1",
+                arguments: [firstKept ?? Int64.max])
+            guard let lastDropped else {
+                try AuditChain.append(
+                    AuditEvent(actor: .owner, operation: .auditPrune), at: Date(), db: db, keys: keys, path: vault.path)
+                return 0
+            }
+            let sequence: Int64 = lastDropped[0]
+            try db.execute(sql: "DELETE FROM audit_log WHERE seq <= ?", arguments: [sequence])
+            let dropped = Int(sequence - anchor.sequence)
+            try AuditChain.store(
+                AuditChain.Link(sequence: sequence, tag: Array(lastDropped[1] as Data)), as: .anchor, db: db, keys: keys
+            )
+            try AuditChain.append(
+                AuditEvent(actor: .owner, operation: .auditPrune), at: Date(), db: db, keys: keys, path: vault.path)
+            return dropped
+        }
+    }
+}
+
+/// What ``AuditLog/verify()`` found.
+public struct AuditVerification: Sendable, Equatable {
+    /// The entries whose tags were checked.
+    public let entriesChecked: Int
+    /// The sequence number of the first entry that failed (for entries cut off the end, the
+    /// first one missing); nil when the chain is intact or its anchor or head is what failed.
+    public let firstBadEntry: Int64?
+    /// One sentence naming what is wrong; nil when the chain verifies.
+    public let problem: String?
+
+    /// Whether the whole chain verified.
+    public var isIntact: Bool { problem == nil }
+}
+
+extension Vault {
+    /// The audit log.
+    public var audit: AuditLog { AuditLog(vault: self) }
+}
+
+extension CredentialBatch {
+    /// Appends `event` to the audit log in this batch's transaction, so that the change and its
+    /// entry are committed together or not at all. Throws `.integrityFailure` when the log's
+    /// sealed head fails authentication (then nothing in the batch is committed).
+    public func recordAudit(_ event: AuditEvent) throws {
+        try AuditChain.append(event, at: Date(), db: db, keys: keys, path: vault.path)
+    }
+}
