@@ -72,6 +72,15 @@ public struct CredentialStore: Sendable {
         }
     }
 
+    /// Calls `body` with every credential, in no particular order, inside one read transaction
+    /// (for export). Throws `.integrityFailure` at the first damaged record.
+    public func forEach(_ body: (Credential) throws -> Void) throws {
+        try vault.read { db, keys in
+            let rows = try Row.fetchCursor(db, sql: Self.columns)
+            while let row = try rows.next() { try body(try Self.open(row, db: db, keys: keys, vault: vault)) }
+        }
+    }
+
     /// The number of credentials.
     public func count() throws -> Int {
         try vault.readSingleStatement { db, _ in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM credentials") ?? 0 }
@@ -189,9 +198,12 @@ public struct CredentialBatch {
 
     /// Adds a credential, or updates the password (and the details, when given) of an existing
     /// one. Nil `details` keeps an existing credential's details, and gives a new one none.
+    /// `created` and `modified` (an import's times) default to now; an update keeps the
+    /// existing creation time.
     @discardableResult
     public func upsert(
-        server: String, port: Int? = nil, account: String, password: SecureBytes, details: CredentialDetails? = nil
+        server: String, port: Int? = nil, account: String, password: SecureBytes, details: CredentialDetails? = nil,
+        created: Date? = nil, modified: Date? = nil
     ) throws -> UpsertOutcome {
         let key = try CredentialKey(server: server, port: port)
         guard !account.isEmpty else {
@@ -206,7 +218,8 @@ public struct CredentialBatch {
         let newID = RandomBytes.array(count: 16)
         if try CredentialStore.store(
             db, keys: keys, id: newID, version: 1, key: key, account: account, password: password,
-            details: details ?? .none, created: now, modified: now, accountIndex: index, onlyIfAbsent: true)
+            details: details ?? .none, created: created ?? modified ?? now, modified: modified ?? now,
+            accountIndex: index, onlyIfAbsent: true)
         {
             commitment.insertCredential(id: newID, version: 1, keys: keys)
             return .added
@@ -226,10 +239,19 @@ public struct CredentialBatch {
         let version: Int64 = row["version"]
         try CredentialStore.store(
             db, keys: keys, id: id, version: version + 1, key: key, account: account, password: password,
-            details: details, created: existing.created, modified: now, accountIndex: index)
+            details: details, created: existing.created, modified: modified ?? now, accountIndex: index)
         commitment.removeCredential(id: id, version: version, keys: keys)
         commitment.insertCredential(id: id, version: version + 1, keys: keys)
         return .updated
+    }
+
+    /// The credential for (server, port, account) as this transaction sees it, or nil.
+    public func find(server: String, port: Int? = nil, account: String) throws -> Credential? {
+        let key = try CredentialKey(server: server, port: port)
+        let row = try Row.fetchOne(
+            db.cachedStatement(sql: "\(CredentialStore.columns) WHERE account_index = ?"),
+            arguments: [Data(keys.accountIndex(key, account: account))])
+        return try row.map { try CredentialStore.open($0, db: db, keys: keys, vault: vault) }
     }
 
     /// Deletes the credential for (server, port, account). Returns whether one existed.
