@@ -20,7 +20,7 @@ struct SwcredCommand: AsyncParsableCommand {
             RequestCommand.self, AddCommand.self, DeleteCommand.self, NeverSaveCommand.self,
             GenerateCommand.self, RulesCommand.self, AASACommand.self, DALCommand.self, SiteCommand.self,
             ServeCommand.self,
-            LockCommand.self, UnlockCommand.self, ConsentCommand.self,
+            LockCommand.self, UnlockCommand.self, ConsentCommand.self, ImportCommand.self, ExportCommand.self,
         ]
     )
 }
