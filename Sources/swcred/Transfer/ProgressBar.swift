@@ -1,7 +1,7 @@
 import SharedWebCredentials
 
 /// A progress bar on standard error for a long import: drawn only when standard error is a
-/// terminal and the file is large (more than a few thousand rows), cleared when done.
+/// terminal and the file is large (more than a few thousand rows).
 final class ProgressBar {
     private let label: String
     private let totalBytes: Int
@@ -28,10 +28,12 @@ final class ProgressBar {
         Terminal.writeToStandardError("\r\(label) [\(bar)] \(percent)%")
     }
 
-    /// Clears the bar's line.
+    /// Draws the bar full and ends its line, so that what follows starts on a line of its own.
     func finish() {
         guard isShown, drawnPercent >= 0 else { return }
-        Terminal.writeToStandardError("\r\u{1B}[K")
+        drawnPercent = 99
+        update(read: totalBytes, total: totalBytes)
+        Terminal.writeToStandardError("\n")
         drawnPercent = -1
     }
 }

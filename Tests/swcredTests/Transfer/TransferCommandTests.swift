@@ -140,6 +140,28 @@ struct TransferCommandTests {
         }
     }
 
+    @Test("a large file shows a progress bar on a terminal, and none off one")
+    func progressBar() throws {
+        let fixture = try Fixture()
+        var csv = "name,url,username,password,note\n"
+        for index in 0..<12_000 {
+            csv += "n\(index),https://host\(index).example/,user\(index),Bar-Pw-\(index),padding\n"
+        }
+        let file = try fixture.directory.writePrivateFile("large.csv", csv)
+        let passphraseFile = try fixture.directory.writePrivateFile(
+            "passphrase", Self.environment["SWCRED_PASSPHRASE"]!)
+        let terminal = try TerminalSession(
+            executable: SwcredProcess.executableURL.path,
+            arguments: ["import", file, "--dry-run", "--vault", fixture.vault, "--passphrase-file", passphraseFile],
+            environment: [:])
+        #expect(try terminal.exitStatus() == 0)
+        let screen = try terminal.screen()
+        #expect(screen.contains("importing [\(String(repeating: "#", count: 30))] 100%"))
+        #expect(screen.contains("added:      12000"))
+        let piped = try fixture.run(["import", file, "--dry-run"])
+        #expect(piped.status == 0 && !piped.stderr.contains("importing ["))
+    }
+
     @Test("on a terminal, import shows the summary and imports after a yes; export asks before writing")
     func terminalConfirmation() throws {
         let fixture = try Fixture()
@@ -168,5 +190,16 @@ struct TransferCommandTests {
         try exporting.type("n", "Enter")
         #expect(try exporting.exitStatus() == 6)
         #expect(!FileManager.default.fileExists(atPath: output))
+
+        let toTerminal = try TerminalSession(
+            executable: SwcredProcess.executableURL.path,
+            arguments: [
+                "export", "--format", "apple-csv", "--output", "-", "--yes", "--vault", fixture.vault,
+                "--passphrase-file", passphraseFile,
+            ],
+            environment: [:])
+        #expect(try toTerminal.exitStatus() == 2)
+        let refusal = try toTerminal.screen()
+        #expect(refusal.contains("would print every password on the terminal") && !refusal.contains("Cmd-Pw-2"))
     }
 }
