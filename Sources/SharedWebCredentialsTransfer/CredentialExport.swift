@@ -21,11 +21,7 @@ public struct CredentialExport {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let code = errno
-            if code == EEXIST {
-                throw SharedWebCredentialsError(
-                    .invalidInput,
-                    "\(path) already exists, and swcred never overwrites a file: choose a new name, or remove it first")
-            }
+            if code == EEXIST { throw existingFile(path) }
             throw SharedWebCredentialsError(
                 .invalidInput,
                 "cannot create \(path): \(String(cString: strerror(code))); check the directory and its permissions")
@@ -33,6 +29,13 @@ public struct CredentialExport {
         // The creation mode is filtered by the umask, which can only take bits away; make it exact.
         fchmod(descriptor, 0o600)
         return descriptor
+    }
+
+    /// The refusal to write over `path`, which exists (a caller may check before asking anything).
+    public static func existingFile(_ path: String) -> SharedWebCredentialsError {
+        SharedWebCredentialsError(
+            .invalidInput,
+            "\(path) already exists, and swcred never overwrites a file: choose a new name, or remove it first")
     }
 
     /// Writes every credential of `store` to `descriptor` (in batches, so memory stays flat) and

@@ -49,9 +49,7 @@ struct ExportCommand: ParsableCommand {
                 "--output - would print every password on the terminal: redirect standard output, or give a file")
         }
         if !toStandardOutput, FileManager.default.fileExists(atPath: output) {
-            throw SharedWebCredentialsError(
-                .invalidInput,
-                "\(output) already exists, and swcred never overwrites a file: choose a new name, or remove it first")
+            throw CredentialExport.existingFile(output)
         }
         let opened = try vault.openVault()
         let count = try opened.credentials.count()
