@@ -85,7 +85,7 @@ final class CSVImportReader: ImportReader {
         let account = fields[columns.username]
         let urls =
             format == .bitwardenCSV
-            ? fields[columns.url].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            ? fields[columns.url].split(separator: ",").map(\.trimmedOfSpaces)
             : [fields[columns.url]]
         return .entry(
             ImportEntry(

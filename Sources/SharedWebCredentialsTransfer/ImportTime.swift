@@ -13,7 +13,7 @@ enum ImportTime {
     /// The time in `text`, nil when it is empty; throws a description of the problem (without the
     /// row's secrets) when it is not a time.
     static func parse(_ text: String, format: Format, field: String) throws(ImportTimeError) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmedOfSpaces
         if trimmed.isEmpty { return nil }
         switch format {
         case .unixMilliseconds:

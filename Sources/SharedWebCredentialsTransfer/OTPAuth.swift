@@ -5,7 +5,7 @@ import Foundation
 enum OTPAuth {
     /// The `otpauth://` URI for `field`, nil when the field is empty.
     static func uri(_ field: String, account: String) -> String? {
-        let trimmed = field.trimmingCharacters(in: .whitespaces)
+        let trimmed = field.trimmedOfSpaces
         if trimmed.isEmpty { return nil }
         if trimmed.lowercased().hasPrefix("otpauth://") { return trimmed }
         let secret = trimmed.filter { $0 != " " }.uppercased()

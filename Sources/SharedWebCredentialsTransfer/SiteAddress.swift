@@ -13,11 +13,11 @@ enum SiteAddress: Equatable {
     /// host as KeePassXC often holds), the host and port kept, user info, path, query and
     /// fragment dropped. Throws `.invalidInput` naming the problem.
     static func parse(_ text: String) throws -> SiteAddress {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmedOfSpaces
         guard !trimmed.isEmpty else { throw invalid(text, "it is empty") }
         var rest = Substring(trimmed)
         var scheme = "https"
-        if let separator = trimmed.range(of: "://") {
+        if let separator = trimmed.firstRange(of: "://") {
             scheme = trimmed[..<separator.lowerBound].lowercased()
             rest = trimmed[separator.upperBound...]
         }
