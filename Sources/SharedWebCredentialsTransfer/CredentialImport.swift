@@ -43,7 +43,7 @@ public struct CredentialImport {
         var summary = ImportSummary(format: reader.format, detected: format == nil)
         do {
             try store.batch { batch in
-                var applier = ConflictApplier(batch: batch, policy: policy)
+                var applier = try ConflictApplier(batch: batch, policy: policy)
                 try reader.forEach { element in
                     summary.entries += 1
                     if summary.entries % 1000 == 0 { progress?(reader.bytesRead, total) }

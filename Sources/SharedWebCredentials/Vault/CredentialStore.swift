@@ -245,6 +245,11 @@ public struct CredentialBatch {
         return .updated
     }
 
+    /// The number of credentials, as this transaction sees it.
+    public func count() throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM credentials") ?? 0
+    }
+
     /// The credential for (server, port, account) as this transaction sees it, or nil.
     public func find(server: String, port: Int? = nil, account: String) throws -> Credential? {
         let key = try CredentialKey(server: server, port: port)
