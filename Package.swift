@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "SharedWebCredentials", targets: ["SharedWebCredentials"]),
         .library(name: "SharedWebCredentialsCore", targets: ["SharedWebCredentialsCore"]),
         .library(name: "SharedWebCredentialsClient", targets: ["SharedWebCredentialsClient"]),
+        .library(name: "SharedWebCredentialsTransfer", targets: ["SharedWebCredentialsTransfer"]),
         .executable(name: "swcred", targets: ["swcred"]),
         .executable(name: "swcred-serve", targets: ["swcred-serve"]),
     ],
@@ -36,6 +37,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
+        // Import and export (SharedWebCredentialsTransfer): a CSV reader that streams from a file,
+        // and zip archives for 1Password's 1PUX.
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         .systemLibrary(
@@ -68,6 +73,15 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Import from other password managers' files and export to open formats.
+        .target(
+            name: "SharedWebCredentialsTransfer",
+            dependencies: [
+                "SharedWebCredentials",
+                .product(name: "CSV", package: "CSV.swift"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
+        ),
         // prctl for the tool's process hardening (no core dumps); Swift cannot call variadic C.
         .target(name: "CProcessHardening"),
         // The API's request and response types, generated from API/openapi.yaml (Scripts/openapi);
@@ -97,6 +111,7 @@ let package = Package(
                 "SharedWebCredentials",
                 "CProcessHardening",
                 "SharedWebCredentialsClient",
+                "SharedWebCredentialsTransfer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -153,7 +168,7 @@ let package = Package(
         .testTarget(
             name: "SharedWebCredentialsTests",
             dependencies: [
-                "SharedWebCredentials", "TestSupport",
+                "SharedWebCredentials", "SharedWebCredentialsTransfer", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

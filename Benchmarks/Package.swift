@@ -24,6 +24,8 @@ let package = Package(
         .executableTarget(name: "association-bench", dependencies: [library, "BenchmarkSupport"]),
         .executableTarget(name: "foundation-startup"),
         .executableTarget(name: "service-bench", dependencies: [library, "BenchmarkSupport"]),
+        // Times the built swcred binary (import and export), so it needs only the support code.
+        .executableTarget(name: "transfer-bench", dependencies: ["BenchmarkSupport"]),
         .executableTarget(
             name: "service-floor", dependencies: [.product(name: "Hummingbird", package: "hummingbird")]),
         .executableTarget(

@@ -75,12 +75,9 @@ public struct CredentialStore: Sendable {
     /// Every credential, sorted by server, port and account. Opens every record, so it throws
     /// `.integrityFailure` if any is damaged.
     public func all() throws -> [Credential] {
-        try vault.read { db, keys in
-            var found: [Credential] = []
-            let rows = try Row.fetchCursor(db, sql: Self.columns)
-            while let row = try rows.next() { found.append(try Self.open(row, db: db, keys: keys, vault: vault)) }
-            return found.sorted(by: Self.order)
-        }
+        var found: [Credential] = []
+        try forEach { found.append($0) }
+        return found.sorted(by: Self.order)
     }
 
     /// The credentials of every server that one of `entries` could cover, found through the blind
@@ -114,6 +111,15 @@ public struct CredentialStore: Sendable {
     /// Server, then port (none first), then account.
     static func order(_ lhs: Credential, _ rhs: Credential) -> Bool {
         (lhs.server, lhs.port ?? 0, lhs.account) < (rhs.server, rhs.port ?? 0, rhs.account)
+    }
+
+    /// Calls `body` with every credential, in no particular order, inside one read transaction
+    /// (for export). Throws `.integrityFailure` at the first damaged record.
+    public func forEach(_ body: (Credential) throws -> Void) throws {
+        try vault.read { db, keys in
+            let rows = try Row.fetchCursor(db, sql: Self.columns)
+            while let row = try rows.next() { try body(try Self.open(row, db: db, keys: keys, vault: vault)) }
+        }
     }
 
     /// The number of credentials.
@@ -238,9 +244,12 @@ public struct CredentialBatch {
 
     /// Adds a credential, or updates the password (and the details, when given) of an existing
     /// one. Nil `details` keeps an existing credential's details, and gives a new one none.
+    /// `created` and `modified` (an import's times) default to now; an update keeps the
+    /// existing creation time.
     @discardableResult
     public func upsert(
-        server: String, port: Int? = nil, account: String, password: SecureBytes, details: CredentialDetails? = nil
+        server: String, port: Int? = nil, account: String, password: SecureBytes, details: CredentialDetails? = nil,
+        created: Date? = nil, modified: Date? = nil
     ) throws -> UpsertOutcome {
         let key = try CredentialKey(server: server, port: port)
         guard !account.isEmpty else {
@@ -255,7 +264,8 @@ public struct CredentialBatch {
         let newID = RandomBytes.array(count: 16)
         if try CredentialStore.store(
             db, keys: keys, id: newID, version: 1, key: key, account: account, password: password,
-            details: details ?? .none, created: now, modified: now, accountIndex: index, onlyIfAbsent: true)
+            details: details ?? .none, created: created ?? modified ?? now, modified: modified ?? now,
+            accountIndex: index, onlyIfAbsent: true)
         {
             commitment.insertCredential(id: newID, version: 1, keys: keys)
             return .added
@@ -275,10 +285,24 @@ public struct CredentialBatch {
         let version: Int64 = row["version"]
         try CredentialStore.store(
             db, keys: keys, id: id, version: version + 1, key: key, account: account, password: password,
-            details: details, created: existing.created, modified: now, accountIndex: index)
+            details: details, created: existing.created, modified: modified ?? now, accountIndex: index)
         commitment.removeCredential(id: id, version: version, keys: keys)
         commitment.insertCredential(id: id, version: version + 1, keys: keys)
         return .updated
+    }
+
+    /// The number of credentials, as this transaction sees it.
+    public func count() throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM credentials") ?? 0
+    }
+
+    /// The credential for (server, port, account) as this transaction sees it, or nil.
+    public func find(server: String, port: Int? = nil, account: String) throws -> Credential? {
+        let key = try CredentialKey(server: server, port: port)
+        let row = try Row.fetchOne(
+            db.cachedStatement(sql: "\(CredentialStore.columns) WHERE account_index = ?"),
+            arguments: [Data(keys.accountIndex(key, account: account))])
+        return try row.map { try CredentialStore.open($0, db: db, keys: keys, vault: vault) }
     }
 
     /// Deletes the credential for (server, port, account). Returns whether one existed.

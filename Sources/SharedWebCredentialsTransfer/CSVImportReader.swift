@@ -1,0 +1,99 @@
+import CSV
+import Foundation
+import SharedWebCredentials
+
+/// Reads a CSV export row by row from the file (CSV.swift over a file stream), so that memory
+/// stays flat whatever the file's size. Rows are numbered as a spreadsheet shows them: the
+/// header is row 1.
+final class CSVImportReader: ImportReader {
+    let format: ImportFormat
+    private let stream: CountingInputStream
+    private let reader: CSVReader
+    private let header: [String]
+    private let columns: CSVColumns
+
+    /// Opens `path` and reads its header; detects the format from it when `format` is nil.
+    init(path: String, format: ImportFormat?) throws {
+        guard let stream = CountingInputStream(path: path) else { throw ImportFile.unreadable(path) }
+        do {
+            reader = try CSVReader(stream: stream, hasHeaderRow: true)
+        } catch {
+            throw SharedWebCredentialsError(.invalidInput, "\(path) has no CSV header row (\(error)); is it empty?")
+        }
+        let header = reader.headerRow ?? []
+        guard let chosen = format ?? CSVColumns.detect(header: header) else {
+            throw SharedWebCredentialsError(
+                .invalidInput,
+                "the header of \(path) matches no format swcred imports (it is: \(header.joined(separator: ","))); name the format with --format"
+            )
+        }
+        self.stream = stream
+        self.header = header
+        self.format = chosen
+        self.columns = try CSVColumns(header: header, format: chosen)
+    }
+
+    var bytesRead: Int { stream.bytesRead }
+
+    /// Calls `body` with each row; the last row is held back until the end of the file is
+    /// reached, so that a file cut off inside a quoted field reports that row as invalid.
+    func forEach(_ body: (ImportElement) throws -> Void) throws {
+        var number = 1
+        var pending: (number: Int, fields: [String])?
+        while let fields = reader.next() {
+            if let error = reader.error { throw ImportFile.readFailure(error) }
+            number += 1
+            if fields == [""] { continue }  // a blank line
+            if let pending { try body(element(pending.fields, number: pending.number)) }
+            pending = (number, fields)
+        }
+        if let error = reader.error { throw ImportFile.readFailure(error) }
+        guard let pending else { return }
+        if stream.quoteCount % 2 == 1 {
+            try body(
+                .invalid(
+                    location: "row \(pending.number)",
+                    problem: "the file ends inside a quoted field: it is truncated (export it again)"))
+        } else {
+            try body(element(pending.fields, number: pending.number))
+        }
+    }
+
+    private func element(_ fields: [String], number: Int) -> ImportElement {
+        let location = "row \(number)"
+        guard fields.count == header.count else {
+            return .invalid(
+                location: location,
+                problem:
+                    "it has \(fields.count) fields where the header has \(header.count) (a truncated row, or an unquoted comma)"
+            )
+        }
+        func field(_ index: Int?) -> String { index.map { fields[$0] } ?? "" }
+        if let type = columns.type, !fields[type].isEmpty, fields[type].lowercased() != "login" {
+            return .skipped(location: location, reason: .notALogin(type: fields[type]))
+        }
+        let created: Date?
+        let modified: Date?
+        do {
+            created = try ImportTime.parse(
+                field(columns.created), format: columns.timeFormat, field: "the created time")
+            modified = try ImportTime.parse(
+                field(columns.modified), format: columns.timeFormat, field: "the modified time")
+        } catch {
+            return .invalid(location: location, problem: error.problem)
+        }
+        let account = fields[columns.username]
+        let urls =
+            format == .bitwardenCSV
+            ? fields[columns.url].split(separator: ",").map(\.trimmedOfSpaces)
+            : [fields[columns.url]]
+        return .entry(
+            ImportEntry(
+                location: location, urls: urls.filter { !$0.isEmpty }, account: account,
+                password: fields[columns.password],
+                details: CredentialDetails(
+                    label: field(columns.title), notes: field(columns.notes),
+                    otpAuth: OTPAuth.uri(field(columns.otpAuth), account: account)),
+                created: created, modified: modified))
+    }
+}

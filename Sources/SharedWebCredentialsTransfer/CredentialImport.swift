@@ -1,0 +1,121 @@
+import Foundation
+import SharedWebCredentials
+
+/// How an import treats a credential the vault (or an earlier row of the file) already has.
+public enum ConflictPolicy: String, Sendable, CaseIterable {
+    /// Keep what is there.
+    case skip
+    /// Take the file's.
+    case replace
+    /// Take the file's only if its modification time is later than the saved one's.
+    case newer
+}
+
+/// Imports a password manager's export into a vault, in one transaction: all or nothing.
+public struct CredentialImport {
+    /// The file to read.
+    public let path: String
+    /// Its format, or nil to detect it.
+    public let format: ImportFormat?
+    public let policy: ConflictPolicy
+    /// Whether malformed rows are skipped (and reported) instead of failing the import.
+    public let skipInvalid: Bool
+
+    public init(path: String, format: ImportFormat?, policy: ConflictPolicy, skipInvalid: Bool) {
+        self.path = path
+        self.format = format
+        self.policy = policy
+        self.skipInvalid = skipInvalid
+    }
+
+    /// Reads the file into `store` inside one transaction, then calls `confirm` with the summary,
+    /// still inside it: the changes are committed only if it returns true (a dry run returns
+    /// false). `progress` is called now and then with the bytes read and the file's size.
+    ///
+    /// Throws `.invalidInput` for a file that cannot be read or a malformed row (unless
+    /// `skipInvalid`), naming the row and the problem; the vault is then unchanged.
+    public func run(
+        into store: CredentialStore, progress: ((_ read: Int, _ total: Int) -> Void)? = nil,
+        confirm: (ImportSummary) throws -> Bool
+    ) throws -> ImportSummary {
+        let reader = try ImportFiles.open(path, format: format)
+        let total = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        var summary = ImportSummary(format: reader.format, detected: format == nil)
+        do {
+            try store.batch { batch in
+                var applier = try ConflictApplier(batch: batch, policy: policy)
+                try reader.forEach { element in
+                    summary.entries += 1
+                    if summary.entries % 1000 == 0 { progress?(reader.bytesRead, total) }
+                    try apply(element, with: &applier, to: &summary)
+                }
+                progress?(total, total)
+                guard try confirm(summary) else { throw RollBack() }
+                try batch.recordAudit(AuditEvent(actor: .owner, operation: .import))
+                summary.committed = true
+            }
+        } catch is RollBack {
+            summary.committed = false
+        }
+        return summary
+    }
+
+    private func apply(
+        _ element: ImportElement, with applier: inout ConflictApplier, to summary: inout ImportSummary
+    ) throws {
+        switch element {
+        case .skipped(let location, let reason):
+            summary.skipped.append((location, reason))
+        case .invalid(let location, let problem):
+            guard skipInvalid else {
+                throw SharedWebCredentialsError(
+                    .invalidInput,
+                    "\(location) of \(path): \(problem). Nothing was imported; fix the file, or pass --skip-invalid to import the other rows"
+                )
+            }
+            summary.skipped.append((location, .invalid(problem)))
+        case .entry(let entry):
+            try applyEntry(entry, with: &applier, to: &summary)
+        }
+    }
+
+    private func applyEntry(
+        _ entry: ImportEntry, with applier: inout ConflictApplier, to summary: inout ImportSummary
+    ) throws {
+        if entry.urls.isEmpty { return summary.skipped.append((entry.location, .noURL)) }
+        var sites: [DomainTarget] = []
+        var androidPackage: String?
+        for url in entry.urls {
+            let address: SiteAddress
+            do {
+                address = try SiteAddress.parse(url)
+            } catch let error as SharedWebCredentialsError {
+                try apply(.invalid(location: entry.location, problem: error.message), with: &applier, to: &summary)
+                return
+            }
+            switch address {
+            case .android(let package):
+                androidPackage = package
+            case .site(let target, let insecure):
+                if insecure { summary.insecure.append(entry.location) }
+                if !sites.contains(target) { sites.append(target) }
+            }
+        }
+        if sites.isEmpty, let androidPackage {
+            return summary.skipped.append((entry.location, .androidApp(package: androidPackage)))
+        }
+        if entry.password.isEmpty { return summary.skipped.append((entry.location, .emptyPassword)) }
+        if entry.account.isEmpty { return summary.skipped.append((entry.location, .noUsername)) }
+        for site in sites {
+            switch try applier.apply(entry, to: site) {
+            case .outcome(.added): summary.added += 1
+            case .outcome(.updated): summary.updated += 1
+            case .outcome(.unchanged): summary.unchanged += 1
+            case .skipped(let reason): summary.skipped.append((entry.location, reason))
+            }
+        }
+    }
+
+    /// Thrown inside the transaction to roll it back when the summary is not confirmed.
+    private struct RollBack: Error {}
+}

@@ -1,0 +1,73 @@
+import Foundation
+import SharedWebCredentials
+
+/// One login read from an import file, before it is matched against the vault.
+struct ImportEntry {
+    /// Where it is in the file, as messages name it: `row 7` (the header is row 1) or `item 3`.
+    let location: String
+    /// Its URLs; an entry with several becomes one credential per distinct site.
+    let urls: [String]
+    let account: String
+    let password: String
+    let details: CredentialDetails
+    let created: Date?
+    let modified: Date?
+}
+
+/// What a reader yields for each row or item of a file.
+enum ImportElement {
+    /// A login to import.
+    case entry(ImportEntry)
+    /// Something that is not a login to import, and why (counted in the summary).
+    case skipped(location: String, reason: SkipReason)
+    /// A malformed row or item: the import fails unless `--skip-invalid` is given. `problem`
+    /// never holds a secret from the file.
+    case invalid(location: String, problem: String)
+}
+
+/// Why a row or item of an import file added nothing to the vault.
+public enum SkipReason: Hashable, Sendable, CustomStringConvertible {
+    /// The password is empty (the vault keeps none).
+    case emptyPassword
+    /// The username is empty (the vault identifies a credential by its account).
+    case noUsername
+    /// The entry has no URL.
+    case noURL
+    /// An Android app's credential (`android://`): the vault stores credentials by website.
+    case androidApp(package: String)
+    /// An entry of another type than a login (a note, a card, a passkey…).
+    case notALogin(type: String)
+    /// The vault already has this credential with another password (`--on-conflict skip`).
+    case exists
+    /// An earlier entry of the file already gave this credential (`--on-conflict skip`).
+    case duplicate(of: String)
+    /// The saved credential is as new or newer, or the file gives no time (`--on-conflict newer`).
+    case notNewer
+    /// The entry is malformed, and `--skip-invalid` was given.
+    case invalid(String)
+
+    /// The reason as the summary words it, shared by all entries skipped for it.
+    public var category: String {
+        switch self {
+        case .emptyPassword: "empty password"
+        case .noUsername: "no username"
+        case .noURL: "no URL"
+        case .androidApp: "Android app (the vault stores credentials by website)"
+        case .notALogin: "not a login"
+        case .exists: "already saved with another password (--on-conflict skip)"
+        case .duplicate: "duplicate in the file (--on-conflict skip)"
+        case .notNewer: "not newer than the saved one (--on-conflict newer)"
+        case .invalid: "invalid (--skip-invalid)"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .androidApp(let package): "Android app \(package): the vault stores credentials by website only"
+        case .notALogin(let type): "not a login (\(type))"
+        case .duplicate(let first): "duplicate of \(first)"
+        case .invalid(let problem): problem
+        default: category
+        }
+    }
+}
