@@ -61,15 +61,9 @@ public struct CredentialStore: Sendable {
     /// Every (server, port) with at least one credential, sorted. Opens every record, so it
     /// throws `.integrityFailure` if any is damaged.
     public func servers() throws -> [CredentialServer] {
-        try vault.read { db, keys in
-            var servers = Set<CredentialServer>()
-            let rows = try Row.fetchCursor(db, sql: Self.columns)
-            while let row = try rows.next() {
-                let credential = try Self.open(row, db: db, keys: keys, vault: vault)
-                servers.insert(CredentialServer(server: credential.server, port: credential.port))
-            }
-            return servers.sorted { ($0.server, $0.port ?? 0) < ($1.server, $1.port ?? 0) }
-        }
+        var servers = Set<CredentialServer>()
+        try forEach { servers.insert(CredentialServer(server: $0.server, port: $0.port)) }
+        return servers.sorted { ($0.server, $0.port ?? 0) < ($1.server, $1.port ?? 0) }
     }
 
     /// Every credential, sorted by server, port and account. Opens every record, so it throws
@@ -114,7 +108,8 @@ public struct CredentialStore: Sendable {
     }
 
     /// Calls `body` with every credential, in no particular order, inside one read transaction
-    /// (for export). Throws `.integrityFailure` at the first damaged record.
+    /// (for export, and for ``all()`` and ``servers()``). Throws `.integrityFailure` at the first
+    /// damaged record.
     public func forEach(_ body: (Credential) throws -> Void) throws {
         try vault.read { db, keys in
             let rows = try Row.fetchCursor(db, sql: Self.columns)
