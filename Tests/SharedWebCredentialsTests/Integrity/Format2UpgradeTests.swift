@@ -15,67 +15,23 @@ struct Format2Vault {
 
     @discardableResult
     static func write(at path: String) throws -> VaultKeys {
-        let queue = try DatabaseQueue(path: path)
-        var migrator = DatabaseMigrator()
-        for migration in EmbeddedMigrations.all.prefix(5) {
-            let sql = migration.sql
-            migrator.registerMigration(migration.identifier) { db in try db.execute(sql: sql) }
-        }
-        try migrator.migrate(queue)
-        let salt = RandomBytes.array(count: PasswordHashing.saltLength)
-        let parameters = VaultTestSupport.fastKDF
-        let wrappingKey = try PasswordHashing.deriveKey(
-            length: AuthenticatedEncryption.keyLength, passphrase: SecureBytes(utf8: passphrase), salt: salt,
-            parameters: parameters)
-        let keys = VaultKeys.generate(wrappingKey: wrappingKey)
-        let protection = VaultMetadata.Protection.passphrase(salt: salt, parameters: parameters)
-        let wrapped = AuthenticatedEncryption.seal(
-            keys.vaultKey, key: wrappingKey,
-            associatedData: VaultKeys.wrappedKeyAssociatedData(keyID: keys.keyID, protection: protection, format: 2))
+        let (queue, keys) = try OlderVaultFile.create(at: path, migrations: 5, format: 2)
         try queue.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO vault_meta (id, format_version, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit, key_id, wrapped_key)
-                    VALUES (1, 2, 'argon2id13', ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    Data(salt), Int64(parameters.opslimit), Int64(parameters.memlimit), Data(keys.keyID), Data(wrapped),
-                ])
             let commitment = RecordCommitment.empty()
             try insert(
                 db, keys: keys, commitment: commitment, server: "example.com", account: "alice",
-                payload: versionOnePayload(server: "example.com", account: "alice", password: "alice-pw", label: "Old"))
+                payload: CredentialDetailsTests.versionOnePayload(
+                    server: "example.com", account: "alice", password: "alice-pw", label: "Old"))
             try insert(
                 db, keys: keys, commitment: commitment, server: "login.example.com", account: "bob",
                 payload: CredentialPayload.encode(
                     server: "login.example.com", port: nil, account: "bob", password: SecureBytes(utf8: "bob-pw"),
                     details: CredentialDetails(label: "Bob", notes: "note"), created: Date(), modified: Date()))
-            let hostIndex = keys.hostIndex("blocked.example")
-            let sealedHost = AuthenticatedEncryption.seal(
-                SecureBytes(utf8: "blocked.example"), key: keys.recordKey,
-                associatedData: VaultKeys.neverSaveAssociatedData(hostIndex: hostIndex, format: 2))
-            try db.execute(
-                sql: "INSERT INTO never_save (host_index, sealed_host, created_at) VALUES (?, ?, ?)",
-                arguments: [Data(hostIndex), Data(sealedHost), Int64(Date().timeIntervalSince1970)])
+            let hostIndex = try OlderVaultFile.insertNeverSave(db, keys: keys, host: "blocked.example", format: 2)
             commitment.insertNeverSave(hostIndex: hostIndex, keys: keys)
             try commitment.store(db, keys: keys, format: 2)
         }
         return keys
-    }
-
-    /// Version 1 of the payload: no notes and no otpauth URI.
-    static func versionOnePayload(server: String, account: String, password: String, label: String) -> SecureBytes {
-        var bytes: [UInt8] = [1]
-        func field(_ text: String) {
-            withUnsafeBytes(of: UInt32(text.utf8.count).littleEndian) { bytes += $0 }
-            bytes += text.utf8
-        }
-        for text in [server, account, password, label] { field(text) }
-        withUnsafeBytes(of: UInt32(0).littleEndian) { bytes += $0 }
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
-        withUnsafeBytes(of: now.littleEndian) { bytes += $0 }
-        withUnsafeBytes(of: now.littleEndian) { bytes += $0 }
-        return SecureBytes(copying: bytes)
     }
 
     private static func insert(

@@ -16,43 +16,13 @@ struct LegacyVault {
     /// app and an approved verdict. Returns the vault key's record key, to seal more records.
     @discardableResult
     static func write(at path: String) throws -> VaultKeys {
-        let queue = try DatabaseQueue(path: path)
-        var migrator = DatabaseMigrator()
-        for migration in EmbeddedMigrations.all.prefix(2) {
-            let sql = migration.sql
-            migrator.registerMigration(migration.identifier) { db in try db.execute(sql: sql) }
-        }
-        try migrator.migrate(queue)
-        let salt = RandomBytes.array(count: PasswordHashing.saltLength)
-        let parameters = VaultTestSupport.fastKDF
-        let wrappingKey = try PasswordHashing.deriveKey(
-            length: AuthenticatedEncryption.keyLength, passphrase: SecureBytes(utf8: passphrase), salt: salt,
-            parameters: parameters)
-        let keys = VaultKeys.generate(wrappingKey: wrappingKey)
-        let protection = VaultMetadata.Protection.passphrase(salt: salt, parameters: parameters)
-        let wrapped = AuthenticatedEncryption.seal(
-            keys.vaultKey, key: wrappingKey,
-            associatedData: VaultKeys.wrappedKeyAssociatedData(keyID: keys.keyID, protection: protection, format: 1))
+        let (queue, keys) = try OlderVaultFile.create(at: path, migrations: 2, format: 1)
         let now = Date()
         try queue.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO vault_meta (id, format_version, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit, key_id, wrapped_key)
-                    VALUES (1, 1, 'argon2id13', ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    Data(salt), Int64(parameters.opslimit), Int64(parameters.memlimit), Data(keys.keyID), Data(wrapped),
-                ])
             for account in ["alice", "bob"] {
                 try insertLegacyCredential(db, keys: keys, account: account, password: "\(account)-pw")
             }
-            let hostIndex = keys.hostIndex("blocked.example")
-            let sealedHost = AuthenticatedEncryption.seal(
-                SecureBytes(utf8: "blocked.example"), key: keys.recordKey,
-                associatedData: VaultKeys.neverSaveAssociatedData(hostIndex: hostIndex, format: 1))
-            try db.execute(
-                sql: "INSERT INTO never_save (host_index, sealed_host, created_at) VALUES (?, ?, ?)",
-                arguments: [Data(hostIndex), Data(sealedHost), Int64(now.timeIntervalSince1970)])
+            try OlderVaultFile.insertNeverSave(db, keys: keys, host: "blocked.example", format: 1)
             try db.execute(
                 sql: "INSERT INTO apps (application_identifier, entitlements, registered_at) VALUES (?, ?, ?)",
                 arguments: [app.description, #"["webcredentials:example.com"]"#, now])
@@ -82,6 +52,56 @@ struct LegacyVault {
         try db.execute(
             sql: "INSERT INTO credentials (id, server_index, account_index, sealed) VALUES (?, ?, ?, ?)",
             arguments: [Data(id), Data(serverIndex), Data(accountIndex), Data(sealed)])
+    }
+}
+
+/// The start of a vault file as an earlier release writes it, for the upgrade tests: the first
+/// `migrations` schema migrations, and the vault key wrapped with the test passphrase for `format`.
+enum OlderVaultFile {
+    static func create(at path: String, migrations: Int, format: UInt32) throws -> (DatabaseQueue, VaultKeys) {
+        let queue = try DatabaseQueue(path: path)
+        var migrator = DatabaseMigrator()
+        for migration in EmbeddedMigrations.all.prefix(migrations) {
+            let sql = migration.sql
+            migrator.registerMigration(migration.identifier) { db in try db.execute(sql: sql) }
+        }
+        try migrator.migrate(queue)
+        let salt = RandomBytes.array(count: PasswordHashing.saltLength)
+        let parameters = VaultTestSupport.fastKDF
+        let wrappingKey = try PasswordHashing.deriveKey(
+            length: AuthenticatedEncryption.keyLength, passphrase: SecureBytes(utf8: VaultTestSupport.passphrase),
+            salt: salt, parameters: parameters)
+        let keys = VaultKeys.generate(wrappingKey: wrappingKey)
+        let protection = VaultMetadata.Protection.passphrase(salt: salt, parameters: parameters)
+        let wrapped = AuthenticatedEncryption.seal(
+            keys.vaultKey, key: wrappingKey,
+            associatedData: VaultKeys.wrappedKeyAssociatedData(
+                keyID: keys.keyID, protection: protection, format: format))
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO vault_meta (id, format_version, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit, key_id, wrapped_key)
+                    VALUES (1, ?, 'argon2id13', ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    Int64(format), Data(salt), Int64(parameters.opslimit), Int64(parameters.memlimit),
+                    Data(keys.keyID), Data(wrapped),
+                ])
+        }
+        return (queue, keys)
+    }
+
+    /// A never-save marker for `host`, sealed for `format`; returns its host index.
+    @discardableResult
+    static func insertNeverSave(_ db: Database, keys: VaultKeys, host: String, format: UInt32) throws -> [UInt8] {
+        let hostIndex = keys.hostIndex(host)
+        let sealedHost = AuthenticatedEncryption.seal(
+            SecureBytes(utf8: host), key: keys.recordKey,
+            associatedData: VaultKeys.neverSaveAssociatedData(hostIndex: hostIndex, format: format))
+        try db.execute(
+            sql: "INSERT INTO never_save (host_index, sealed_host, created_at) VALUES (?, ?, ?)",
+            arguments: [Data(hostIndex), Data(sealedHost), Int64(Date().timeIntervalSince1970)])
+        return hostIndex
     }
 }
 
