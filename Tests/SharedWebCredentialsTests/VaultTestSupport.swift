@@ -18,6 +18,20 @@ enum VaultTestSupport {
             at: directory.path(name), protection: .passphrase(SecureBytes(utf8: passphrase), fastKDF))
     }
 
+    /// Stores a fresh approval of `app` by each `webcredentials:` entry's site, due for a re-check
+    /// in a day, as a verification would: for tests about the gate, not about fetching.
+    static func approve(_ app: ApplicationIdentifier, for entries: [String], in vault: Vault) throws {
+        let now = Date()
+        try vault.associations.save(
+            try entries.map { entry in
+                AssociationRecord(
+                    service: .webcredentials, app: app,
+                    domain: AssociationStore.domainKey(for: try AssociatedDomainEntry(entry)), verdict: .approved,
+                    checkedAt: now, nextCheck: now + 86_400, lastError: nil, retryCount: 0, documentDigest: nil,
+                    approvedAt: now)
+            })
+    }
+
     /// Opens a vault with a passphrase given as a string.
     static func open(_ path: String, passphrase: String = passphrase) throws -> Vault {
         try Vault.open(at: path, secret: .passphrase(SecureBytes(utf8: passphrase)))

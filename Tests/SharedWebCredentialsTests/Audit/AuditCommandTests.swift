@@ -21,13 +21,7 @@ struct AuditCommandTests {
         let vault = try VaultTestSupport.makeVault(in: directory)
         try vault.apps.register(
             Self.app, entitlements: Entitlements(strings: ["webcredentials:shop.example"]), at: Date())
-        let now = Date()
-        try vault.associations.save(
-            AssociationRecord(
-                service: .webcredentials, app: Self.app,
-                domain: AssociationStore.domainKey(for: try AssociatedDomainEntry("webcredentials:shop.example")),
-                verdict: .approved, checkedAt: now, nextCheck: now + 86_400, lastError: nil, retryCount: 0,
-                documentDigest: nil, approvedAt: now))
+        try VaultTestSupport.approve(Self.app, for: ["webcredentials:shop.example"], in: vault)
         for account in ["a", "b", "c", "d"] {
             try vault.items.set(server: "shop.example", account: account, password: SecureBytes(utf8: "pw-\(account)"))
         }

@@ -23,13 +23,7 @@ struct AuditLogTests {
             Self.app,
             entitlements: Entitlements(strings: ["webcredentials:shop.example", "webcredentials:unverified.example"]),
             at: Date())
-        let now = Date()
-        try vault.associations.save(
-            AssociationRecord(
-                service: .webcredentials, app: Self.app,
-                domain: AssociationStore.domainKey(for: try AssociatedDomainEntry("webcredentials:shop.example")),
-                verdict: .approved, checkedAt: now, nextCheck: now + 86_400, lastError: nil, retryCount: 0,
-                documentDigest: nil, approvedAt: now))
+        try VaultTestSupport.approve(Self.app, for: ["webcredentials:shop.example"], in: vault)
         facade = SharedWebCredentials(app: Self.app, vault: vault, verifier: nil)
     }
 
@@ -325,14 +319,7 @@ struct AuditLogTests {
         // A server that only a wildcard covers appears nowhere else in plaintext either.
         try vault.apps.register(
             Self.app, entitlements: Entitlements(strings: ["webcredentials:*.wildcard-only.example"]), at: Date())
-        let now = Date()
-        try vault.associations.save(
-            AssociationRecord(
-                service: .webcredentials, app: Self.app,
-                domain: AssociationStore.domainKey(
-                    for: try AssociatedDomainEntry("webcredentials:*.wildcard-only.example")),
-                verdict: .approved, checkedAt: now, nextCheck: now + 86_400, lastError: nil, retryCount: 0,
-                documentDigest: nil, approvedAt: now))
+        try VaultTestSupport.approve(Self.app, for: ["webcredentials:*.wildcard-only.example"], in: vault)
         let target = try DomainTarget("login.secret-subdomain.wildcard-only.example")
         try await facade.add(domain: target, account: account, password: password("pw")) { _ in true }
         _ = try await facade.request()

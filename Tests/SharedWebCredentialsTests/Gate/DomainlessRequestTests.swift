@@ -21,15 +21,7 @@ struct DomainlessRequestTests {
         directory = try TemporaryDirectory()
         vault = try VaultTestSupport.makeVault(in: directory)
         try vault.apps.register(Self.app, entitlements: Entitlements(strings: Self.entries), at: Date())
-        let now = Date()
-        for entry in Self.entries {
-            try vault.associations.save(
-                AssociationRecord(
-                    service: .webcredentials, app: Self.app,
-                    domain: AssociationStore.domainKey(for: try AssociatedDomainEntry(entry)), verdict: .approved,
-                    checkedAt: now, nextCheck: now + 86_400, lastError: nil, retryCount: 0, documentDigest: nil,
-                    approvedAt: now))
-        }
+        try VaultTestSupport.approve(Self.app, for: Self.entries, in: vault)
         facade = SharedWebCredentials(app: Self.app, vault: vault, verifier: nil)
         let saved: [(String, Int?, String)] = [
             ("shop.example", nil, "alice"), ("example.com", nil, "bob"), ("a.example.com", nil, "carol"),

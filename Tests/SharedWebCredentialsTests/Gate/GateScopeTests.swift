@@ -26,13 +26,7 @@ struct GateScopeTests {
     }
 
     private func approve(_ entry: String) throws {
-        let now = Date()
-        try vault.associations.save(
-            AssociationRecord(
-                service: .webcredentials, app: Self.app,
-                domain: AssociationStore.domainKey(for: try AssociatedDomainEntry(entry)), verdict: .approved,
-                checkedAt: now, nextCheck: now + 86_400, lastError: nil, retryCount: 0, documentDigest: nil,
-                approvedAt: now))
+        try VaultTestSupport.approve(Self.app, for: [entry], in: vault)
     }
 
     @Test("an approval stored for one port does not approve the host's other port")
