@@ -39,12 +39,15 @@ struct ServiceMiddleware: RouterMiddleware {
             response = try await next(request, context)
         } catch let error as APIError {
             response = Self.response(for: error)
-        } catch let error as ServerError {
+        } catch let error as ServerError where error.underlyingError is APIError || error.operationInput == nil {
+            // The handler's own answer, or a request the generated code could not decode; a
+            // failure after decoding that is not an APIError is internal, as below.
             response = Self.response(for: Self.apiError(for: error))
         } catch let error as any HTTPResponseError {
             response = Self.response(for: Self.apiError(for: error.status, request: request))
         } catch {
-            logger.error("internal error", metadata: ["type": "\(type(of: error))"])
+            let cause = (error as? ServerError)?.underlyingError ?? error
+            logger.error("internal error", metadata: ["type": "\(type(of: cause))"])
             response = Self.response(
                 for: APIError(
                     status: .internalServerError, code: "internal",
@@ -88,8 +91,8 @@ struct ServiceMiddleware: RouterMiddleware {
     }
 
     /// The answer to a failure inside the generated routes: the handler's own error, or the
-    /// request not matching the API document (a body that does not decode as the operation's
-    /// schema, a missing body, an `Accept` the route cannot answer).
+    /// request not matching the API document before any handler ran (a body that does not decode
+    /// as the operation's schema, a missing body, a bad query parameter).
     private static func apiError(for error: ServerError) -> APIError {
         switch error.underlyingError {
         case let error as APIError: error
