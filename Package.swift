@@ -82,8 +82,12 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
-        // prctl for the tool's process hardening (no core dumps); Swift cannot call variadic C.
+        // prctl for the process hardening (no core dumps), which Swift cannot call (variadic), and
+        // the socket's POSIX ACL for --allow-uid (lsetxattr, which Glibc's Swift module lacks).
         .target(name: "CProcessHardening"),
+        // What swcred and swcred-serve each do to their own process first: not dumpable, no core,
+        // no backtracer, secrets scrubbed from the environment.
+        .target(name: "SwcredHardening", dependencies: ["CProcessHardening"]),
         // The API's request and response types, generated from API/openapi.yaml (Scripts/openapi);
         // the service and the client share them.
         .target(
@@ -109,7 +113,7 @@ let package = Package(
             name: "swcred",
             dependencies: [
                 "SharedWebCredentials",
-                "CProcessHardening",
+                "SwcredHardening",
                 "SharedWebCredentialsClient",
                 "SharedWebCredentialsTransfer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -120,6 +124,8 @@ let package = Package(
             name: "SwcredService",
             dependencies: [
                 "SharedWebCredentials",
+                "SwcredHardening",
+                "CProcessHardening",
                 "SwcredAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
@@ -141,6 +147,7 @@ let package = Package(
             dependencies: [
                 "SwcredService",
                 "SharedWebCredentials",
+                "SwcredHardening",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

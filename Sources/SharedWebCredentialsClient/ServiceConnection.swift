@@ -17,7 +17,8 @@ final class ServiceConnection: Sendable {
     let client: Client
     private let httpClient: HTTPClient
 
-    /// - Parameter token: the app token sent as `Authorization: Bearer`; nil for the owner's routes.
+    /// - Parameter token: the app token or owner session sent as `Authorization: Bearer`; nil for
+    ///   the routes that take neither.
     init(endpoint: ServiceEndpoint, token: SecureBytes?, caFile: String?, timeout: Duration) throws {
         self.endpoint = endpoint
         var configuration = HTTPClient.Configuration()
@@ -101,7 +102,8 @@ struct ServiceErrorMiddleware: ClientMiddleware {
                 libraryCode
             } else {
                 switch parsed.error.code {
-                case "invalid-token", "peer-refused", "owner-only": .vaultLocked
+                case "invalid-token", "peer-refused", "owner-only", "owner-proof-failed", "invalid-owner-session":
+                    .vaultLocked
                 case "permission-denied": .missingEntitlement
                 case "body-too-large", "invalid-json", "unsupported-media-type", "invalid-request": .invalidInput
                 default: .internalError

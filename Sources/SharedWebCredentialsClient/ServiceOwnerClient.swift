@@ -2,7 +2,8 @@ import Foundation
 import SharedWebCredentials
 
 /// The owner's routes of a running service, on its Unix socket: health, lock, unlock, and the
-/// consent requests of `--consent ask` tokens (`swcred lock`, `unlock`, `consent`).
+/// owner's proof that opens a session for the consent requests of `--consent ask` tokens
+/// (`swcred lock`, `unlock`, `consent`).
 public final class ServiceOwnerClient: Sendable {
     /// The service's state, from `GET /v1/health`.
     public struct Health: Sendable {
@@ -27,9 +28,11 @@ public final class ServiceOwnerClient: Sendable {
     }
 
     private let connection: ServiceConnection
+    private let socketPath: String
 
     /// A client of the service at `socketPath`.
     public init(socketPath: String) throws {
+        self.socketPath = socketPath
         connection = try ServiceConnection(
             endpoint: .unixSocket(path: socketPath), token: nil, caFile: nil, timeout: .seconds(90))
     }
@@ -62,13 +65,45 @@ public final class ServiceOwnerClient: Sendable {
         _ = try await connection.perform { try await $0.unlock(body: .json(.init(keyFile: path))).ok }
     }
 
+    /// Proves to the service that this is the vault's owner, and returns an owner session for the
+    /// consent routes: the service's random challenge answered with `vault`'s owner proof, which
+    /// only the unlocked vault (its passphrase or key file) can make. The service checks it
+    /// against the vault it holds; a wrong one is refused (`vaultLocked`) and slows down later tries.
+    public func openOwnerSession(with vault: Vault) async throws -> ServiceOwnerSession {
+        let challenge = try await connection.perform { try await $0.ownerChallenge().ok.body.json }
+        guard let challengeBytes = OwnerProof.bytes(fromText: challenge.challenge) else {
+            throw SharedWebCredentialsError(.internalError, "the service sent a challenge that is not base64url")
+        }
+        let proof = OwnerProof.text(vault.ownerProof(answering: challengeBytes))
+        let session = try await connection.perform {
+            try await $0.ownerSession(body: .json(.init(challenge: challenge.challenge, proof: proof))).ok.body.json
+        }
+        return try ServiceOwnerSession(socketPath: socketPath, session: SecureBytes(utf8: session.session))
+    }
+}
+
+/// The consent routes of a running service, for an owner who proved the passphrase
+/// (``ServiceOwnerClient/openOwnerSession(with:)``).
+public final class ServiceOwnerSession: Sendable {
+    private let connection: ServiceConnection
+
+    init(socketPath: String, session: SecureBytes) throws {
+        connection = try ServiceConnection(
+            endpoint: .unixSocket(path: socketPath), token: session, caFile: nil, timeout: .seconds(90))
+    }
+
+    /// Closes the connections. Call once when done.
+    public func shutdown() async throws {
+        try await connection.shutdown()
+    }
+
     /// The oldest request waiting for consent, waiting up to `wait` seconds for one; nil if none.
-    public func nextConsentRequest(wait: Int) async throws -> ConsentRequest? {
+    public func nextConsentRequest(wait: Int) async throws -> ServiceOwnerClient.ConsentRequest? {
         try await connection.perform { client in
             switch try await client.nextConsentRequest(query: .init(wait: wait)) {
             case .ok(let ok):
                 let request = try ok.body.json
-                return ConsentRequest(
+                return ServiceOwnerClient.ConsentRequest(
                     id: request.id, app: request.app, operation: request.operation.rawValue, domain: request.domain,
                     account: request.account)
             case .noContent:
@@ -80,7 +115,7 @@ public final class ServiceOwnerClient: Sendable {
     }
 
     /// Answers a consent request; throws `itemNotFound` when it already timed out.
-    public func answer(_ request: ConsentRequest, approve: Bool) async throws {
+    public func answer(_ request: ServiceOwnerClient.ConsentRequest, approve: Bool) async throws {
         _ = try await connection.perform {
             try await $0.answerConsentRequest(body: .json(.init(id: request.id, approve: approve))).ok
         }

@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import SharedWebCredentials
 
 /// What a route handler needs from the HTTP layer that the API's generated types do not carry:
 /// the `Authorization` header (the security scheme is not an operation parameter) and the
@@ -10,6 +11,8 @@ struct RequestScope: Sendable {
     let authorization: String?
     /// The connection the request came on.
     let channel: any Channel
+    /// The process at the other end of a Unix socket connection; nil on TCP.
+    let peer: PeerCredentials?
 
     /// The connection's identity, the key of the authentication throttle.
     var connection: ObjectIdentifier { ObjectIdentifier(channel) }
@@ -28,8 +31,10 @@ struct RequestScope: Sendable {
 
 /// Reads a request's whole body before any decoder sees it, within the limits of the service:
 /// JSON only (415 otherwise, missing `Content-Type` included), at most 64 KiB (413), all of it
-/// within the body timeout (408), so that a slow or huge body never ties up a handler. Then it
-/// runs the route inside the request's ``RequestScope``.
+/// within the body timeout (408), so that a slow or huge body never ties up a handler; and I-JSON
+/// only (400 `invalid-json` naming a member repeated in one object), so that no reader can take
+/// another of two same-named members than the gate did. Then it runs the route inside the
+/// request's ``RequestScope``.
 struct RequestBodyMiddleware: RouterMiddleware {
     typealias Context = ServiceRequestContext
 
@@ -41,9 +46,16 @@ struct RequestBodyMiddleware: RouterMiddleware {
         var request = request
         if Self.hasBody(request) {
             guard Self.isJSON(request.headers[.contentType]) else { throw APIError.unsupportedMediaType }
-            request.body = .init(buffer: try await collectBody(request))
+            let body = try await collectBody(request)
+            do {
+                try IJSON.validate(Array(body.readableBytesView))
+            } catch {
+                throw APIError.invalidJSON(error.message)
+            }
+            request.body = .init(buffer: body)
         }
-        let scope = RequestScope(authorization: request.headers[.authorization], channel: context.channel)
+        let scope = RequestScope(
+            authorization: request.headers[.authorization], channel: context.channel, peer: context.peer)
         return try await RequestScope.$current.withValue(scope) { try await next(request, context) }
     }
 

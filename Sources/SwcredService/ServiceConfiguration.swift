@@ -25,6 +25,9 @@ public struct ServiceConfiguration: Sendable {
     public var reverifyInterval: Duration = .seconds(300)
     /// `HOST:PORT` of an additional TLS listener, with its certificate chain and key (PEM files).
     public var tcpListener: TCPListener?
+    /// Serve `/metrics` on the TLS listener without an app token (on the socket it is always open
+    /// to the service's own uid).
+    public var metricsWithoutToken = false
 
     /// A TCP listener, always with TLS.
     public struct TCPListener: Sendable {

@@ -17,8 +17,13 @@ struct ServiceMiddleware: RouterMiddleware {
     let logger: Logger
     let metrics: ServiceMetrics
 
-    /// Routes only the owner may call, which are served on the Unix socket only.
-    static let ownerRoutes: Set<String> = ["/v1/lock", "/v1/unlock", "/v1/consent/next", "/v1/consent/answer"]
+    /// The owner's routes: served only on the Unix socket, only to the service's own uid, and
+    /// never to a request that carries an app token. The consent routes also need an owner
+    /// session (``OwnerAuthority``), and unlock the passphrase or key file itself.
+    static let ownerRoutes: Set<String> = [
+        "/v1/lock", "/v1/unlock", "/v1/consent/next", "/v1/consent/answer", "/v1/owner/challenge",
+        "/v1/owner/session",
+    ]
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -30,12 +35,12 @@ struct ServiceMiddleware: RouterMiddleware {
             if let peer, peer.uid != ownUID, !allowedUIDs.contains(peer.uid) {
                 throw APIError.peerRefused(uid: peer.uid)
             }
-            if peer == nil, Self.ownerRoutes.contains(request.uri.path) {
-                throw APIError(
-                    status: .forbidden, code: "owner-only",
-                    message:
-                        "\(request.uri.path) is served on the Unix socket only: run `swcred` on the service's machine")
+            // The matched route's template, not the raw path, which a client may spell otherwise.
+            if let route = context.endpointPath, Self.ownerRoutes.contains(route) {
+                try requireOwnerPeer(peer, route: route, authorization: request.headers[.authorization])
             }
+            var context = context
+            context.peer = peer
             response = try await next(request, context)
         } catch let error as APIError {
             response = Self.response(for: error)
@@ -63,6 +68,33 @@ struct ServiceMiddleware: RouterMiddleware {
             log(request, route: route, status: response.status, elapsed: elapsed, peer: peer)
         }
         return response
+    }
+
+    /// Refuses an owner's route on TCP, to a peer of another uid (`--allow-uid` admits apps, never
+    /// owners), and to a request with any credential but an owner session (an app token, above
+    /// all: an app is never the owner).
+    private func requireOwnerPeer(_ peer: PeerCredentials?, route: String, authorization: String?) throws {
+        guard let peer else {
+            throw APIError(
+                status: .forbidden, code: "owner-only",
+                message:
+                    "\(route) is the vault owner's, served on the Unix socket only: run `swcred` on the service's machine"
+            )
+        }
+        guard peer.uid == ownUID else {
+            throw APIError(
+                status: .forbidden, code: "owner-only",
+                message:
+                    "\(route) is the vault owner's: uid \(peer.uid) may use the service as an app (--allow-uid), never as its owner"
+            )
+        }
+        if let authorization, !authorization.lowercased().hasPrefix("bearer " + OwnerAuthority.sessionPrefix) {
+            throw APIError(
+                status: .forbidden, code: "owner-only",
+                message:
+                    "\(route) is the vault owner's, and an app token never makes a caller the owner: send no app token; the owner proves the passphrase (`swcred unlock`, `swcred consent`)"
+            )
+        }
     }
 
     /// One line per request; its metadata is built only when info lines are written.

@@ -8,6 +8,9 @@ struct ServiceRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     /// The connection.
     let channel: any Channel
+    /// The process at the other end of a Unix socket connection; nil on TCP. Set by
+    /// ``ServiceMiddleware`` before the route runs.
+    var peer: PeerCredentials?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -1,10 +1,12 @@
 import Foundation
+import Glibc
 import Hummingbird
 import Logging
 import OpenAPIHummingbird
 import OpenAPIRuntime
 import SharedWebCredentials
 import SwcredAPI
+import SwcredHardening
 
 /// The routes of API/openapi.yaml, on the protocol generated from it (Scripts/openapi): each app
 /// route authenticates the app's token, checks the permission, and then calls the same
@@ -17,6 +19,10 @@ struct VaultAPI: APIProtocol {
     let policy: RecheckPolicy
     let throttle: FailedAuthenticationThrottle
     let consent: ConsentBroker
+    /// The owner's proof and sessions; its throttle also slows down wrong unlocks.
+    let owner: OwnerAuthority
+    /// Whether `/metrics` on the TLS listener is served without an app token.
+    let metricsWithoutToken: Bool
     let logger: Logger
 
     /// Adds every route of the document to `router`.
@@ -26,12 +32,35 @@ struct VaultAPI: APIProtocol {
 
     // MARK: Unauthenticated
 
+    /// The version and lock state; to the owner's uid on the socket, the process's hardening too.
     func health(_ input: Operations.Health.Input) async throws -> Operations.Health.Output {
-        .ok(.init(body: .json(.init(version: ServiceVersion.current, locked: holder.isLocked))))
+        let isOwnersUID = try RequestScope.require().peer?.uid == getuid()
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        version: ServiceVersion.current, locked: holder.isLocked,
+                        hardening: isOwnersUID ? Self.hardening() : nil))))
     }
 
+    /// The exposition: open to the service's own uid on the socket; to anyone else (the TLS
+    /// listener, an `--allow-uid` peer) only with an app token, unless `--metrics-without-token`.
     func metrics(_ input: Operations.Metrics.Input) async throws -> Operations.Metrics.Output {
-        .ok(.init(body: .plainText(HTTPBody(metrics.exposition(locked: holder.isLocked)))))
+        if try RequestScope.require().peer?.uid != getuid() && !metricsWithoutToken {
+            _ = try await authenticate(permission: nil, claimedApp: nil)
+        }
+        return .ok(.init(body: .plainText(HTTPBody(metrics.exposition(locked: holder.isLocked)))))
+    }
+
+    private static func hardening() -> Components.Schemas.Hardening {
+        let memoryLocked: Bool =
+            switch SecretMemory.lockState {
+            case .failed: false
+            case .locked, .unused: true
+            }
+        return .init(
+            dumpable: ProcessHardening.isDumpable, coreDumps: ProcessHardening.coreDumpsPossible,
+            memoryLocked: memoryLocked, passphraseInEnvironment: getenv("SWCRED_PASSPHRASE") != nil)
     }
 
     // MARK: The gated operations
@@ -173,21 +202,61 @@ struct VaultAPI: APIProtocol {
                 status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
                 message: "give either passphrase or key_file")
         }
+        await owner.throttle.waitForTurn()
         do {
             try holder.unlock(with: secret)
         } catch let error as SharedWebCredentialsError {
-            if error.code == .vaultLocked { await throttle.failed(on: scope.connection) }
+            if error.code == .vaultLocked {
+                owner.throttle.failed()
+                logger.warning("unlock refused: wrong passphrase or key", metadata: peerMetadata(scope))
+            }
             throw APIError(error)
         }
-        throttle.reset(scope.connection)
-        logger.notice("vault unlocked on request")
+        owner.throttle.succeeded()
+        logger.notice("vault unlocked on request", metadata: peerMetadata(scope))
         return .ok(.init(body: .json(.init(version: ServiceVersion.current, locked: false))))
+    }
+
+    /// A challenge for the owner's proof.
+    func ownerChallenge(_ input: Operations.OwnerChallenge.Input) async throws -> Operations.OwnerChallenge.Output {
+        let challenge = try owner.challenge()
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        challenge: OwnerProof.text(challenge),
+                        expiresIn: Int(OwnerAuthority.challengeLifetime.components.seconds)))))
+    }
+
+    /// An owner session for a right answer to a challenge.
+    func ownerSession(_ input: Operations.OwnerSession.Input) async throws -> Operations.OwnerSession.Output {
+        guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
+        let scope = try RequestScope.require()
+        guard let challenge = OwnerProof.bytes(fromText: body.challenge), challenge.count == OwnerProof.length,
+            let proof = OwnerProof.bytes(fromText: body.proof), proof.count == OwnerProof.length
+        else {
+            throw APIError(
+                status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
+                message: "challenge and proof are each 32 bytes in base64url without padding (43 characters)")
+        }
+        do {
+            let session = try await owner.openSession(challenge: challenge, proof: proof)
+            logger.notice("owner proved the passphrase: session opened", metadata: peerMetadata(scope))
+            return .ok(
+                .init(
+                    body: .json(
+                        .init(session: session, expiresIn: Int(OwnerAuthority.sessionLifetime.components.seconds)))))
+        } catch let error as APIError where error.code == "owner-proof-failed" {
+            logger.warning("owner proof refused", metadata: peerMetadata(scope))
+            throw error
+        }
     }
 
     /// `GET /v1/consent/next?wait=SECONDS`: the oldest waiting request, or 204 after the wait.
     func nextConsentRequest(
         _ input: Operations.NextConsentRequest.Input
     ) async throws -> Operations.NextConsentRequest.Output {
+        try owner.requireSession(authorization: try RequestScope.require().authorization)
         let wait = input.query.wait ?? 0
         guard (0...60).contains(wait) else {
             throw APIError(
@@ -202,6 +271,7 @@ struct VaultAPI: APIProtocol {
         _ input: Operations.AnswerConsentRequest.Input
     ) async throws -> Operations.AnswerConsentRequest.Output {
         guard case .json(let answer) = input.body else { throw APIError.unsupportedMediaType }
+        try owner.requireSession(authorization: try RequestScope.require().authorization)
         guard consent.answer(id: answer.id, approve: answer.approve) else {
             throw APIError(
                 status: .notFound, code: SharedWebCredentialsError.Code.itemNotFound.rawValue,
@@ -315,6 +385,12 @@ struct VaultAPI: APIProtocol {
     }
 
     // MARK: Helpers
+
+    /// The peer's pid and uid for a log line about the owner's routes.
+    private func peerMetadata(_ scope: RequestScope) -> Logger.Metadata {
+        guard let peer = scope.peer else { return ["peer": "tcp"] }
+        return ["peer_pid": "\(peer.pid)", "peer_uid": "\(peer.uid)"]
+    }
 
     private func parseDomain(_ text: String) throws -> DomainTarget {
         try librarySync { try DomainTarget(text, allowDeveloperHosts: true) }

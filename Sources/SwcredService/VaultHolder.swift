@@ -10,6 +10,8 @@ final class VaultHolder: Sendable {
     private struct State {
         var vault: Vault?
         var lastUse: ContinuousClock.Instant
+        /// One more at every unlock: what owner sessions are bound to, so that locking ends them.
+        var generation: UInt64 = 1
     }
 
     /// The vault file's path.
@@ -39,6 +41,11 @@ final class VaultHolder: Sendable {
         state.withLock { $0.vault }
     }
 
+    /// The unlocked vault and the number of its unlock, or nil while locked.
+    func unlockedGeneration() -> (vault: Vault, generation: UInt64)? {
+        state.withLock { state in state.vault.map { ($0, state.generation) } }
+    }
+
     /// Locks: the keys are wiped once no request holds them.
     func lock() {
         state.withLock { $0.vault = nil }
@@ -60,6 +67,7 @@ final class VaultHolder: Sendable {
         state.withLock { state in
             state.vault = vault
             state.lastUse = .now
+            state.generation += 1
         }
     }
 }

@@ -24,6 +24,15 @@ public enum VaultService {
     ) async throws {
         let lock = try SocketPreparation.prepare(socketPath: configuration.socketPath)
         defer { close(lock) }
+        let directory = (configuration.socketPath as NSString).deletingLastPathComponent
+        try SocketAccessList.grantDirectory(directory, to: configuration.allowedUIDs)
+        if !configuration.allowedUIDs.isEmpty {
+            for closed in SocketAccessList.closedAncestors(of: directory) {
+                logger.warning(
+                    "\(closed) does not let other users through: --allow-uid peers may not reach the socket; choose a --socket they can reach"
+                )
+            }
+        }
         let previousMask = umask(0o177)
         defer { umask(previousMask) }
         let holder = VaultHolder(unlocked: vault)
@@ -49,7 +58,8 @@ public enum VaultService {
             holder: holder, verifier: verifier?.observed { metrics.recordVerification($0.verdict, background: false) },
             metrics: metrics, policy: configuration.recheckPolicy,
             throttle: FailedAuthenticationThrottle(), consent: ConsentBroker(timeout: configuration.consentTimeout),
-            logger: logger)
+            owner: OwnerAuthority(holder: holder, throttle: ServiceWideThrottle()),
+            metricsWithoutToken: configuration.metricsWithoutToken, logger: logger)
         let router = Router(context: ServiceRequestContext.self)
         router.add(
             middleware: ServiceMiddleware(allowedUIDs: configuration.allowedUIDs, logger: logger, metrics: metrics))
@@ -57,12 +67,18 @@ public enum VaultService {
         try api.register(on: router)
         let http = HTTP1Channel.Configuration(idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds))
         let socketPath = configuration.socketPath
+        let allowedUIDs = configuration.allowedUIDs
         var services: [any Service] = [
             Application(
                 router: router, server: .http1(configuration: http),
                 configuration: .init(address: .unixDomainSocket(path: socketPath), serverName: nil, backlog: 4096),
                 onServerRunning: { _ in
                     chmod(socketPath, 0o600)
+                    do {
+                        try SocketAccessList.grantSocket(socketPath, to: allowedUIDs)
+                    } catch {
+                        logger.error("\(error): the --allow-uid peers cannot connect")
+                    }
                     logger.notice("listening", metadata: ["socket": "\(socketPath)"])
                     onListening()
                 },

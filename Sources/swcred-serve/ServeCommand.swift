@@ -5,7 +5,7 @@ import SharedWebCredentials
 import SwcredService
 
 /// `swcred-serve` (run as `swcred serve`): the vault service.
-struct ServeCommand: AsyncParsableCommand {
+struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "swcred serve",
         abstract: "Hold the unlocked vault and serve apps over HTTP on a Unix socket.",
@@ -17,7 +17,15 @@ struct ServeCommand: AsyncParsableCommand {
 
             The socket is --socket, else $XDG_RUNTIME_DIR/swcred/swcred.sock, else \
             /tmp/swcred-UID/swcred.sock; its directory is made 0700 and the socket 0600. Only \
-            peers of the service's own uid are served, unless --allow-uid adds others.
+            peers of the service's own uid are served, unless --allow-uid adds others: each named \
+            uid gets a POSIX ACL entry on the directory (search) and the socket (read, write), and \
+            may then use the service as an app, with a token; never as the owner. Every directory \
+            above the socket's must let that uid through (search permission).
+
+            The owner's routes (lock, unlock, consent) are served on the socket to your own uid \
+            only; consent also needs the owner's proof, which `swcred consent` makes from the \
+            passphrase or key file. SWCRED_PASSPHRASE is wiped from the service's environment as \
+            soon as it is read, and the process is made non-dumpable before anything else.
 
             Exit codes: 0 after a clean shutdown; 7 wrong or missing passphrase or key; 8 no \
             vault; 11 another service already runs on the socket; 2 bad options.
@@ -71,6 +79,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The TLS private key (PEM) for --listen.", valueName: "path"))
     var tlsKey: String?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Serve /metrics on --listen and to --allow-uid peers without an app token (always open to your own uid on the socket)."
+        ))
+    var metricsWithoutToken = false
+
     @Flag(help: "Forbid network access: use cached verdicts only.")
     var offline = false
 
@@ -113,7 +127,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    /// Unlocks the vault and serves until a shutdown signal; `environmentPassphrase` is
+    /// `SWCRED_PASSPHRASE`, already taken out of the environment.
+    func serve(environmentPassphrase: SecureBytes?) async throws {
         let path = try VaultLocation.resolve(explicitPath: vaultPath)
         _ = try Vault.inspect(at: path)
         var configuration = ServiceConfiguration(
@@ -126,20 +142,19 @@ struct ServeCommand: AsyncParsableCommand {
             bodyTimeout: .seconds(bodyTimeout), idleTimeout: .seconds(idleTimeout),
             consentTimeout: .seconds(try DurationText.seconds(consentTimeout, option: "--consent-timeout")),
             tcpListener: try listen.map(tcpListener))
+        configuration.metricsWithoutToken = metricsWithoutToken
         configuration.reverifyInterval = .seconds(try DurationText.seconds(reverifyEvery, option: "--reverify-every"))
         configuration.recheckPolicy.successInterval = try DurationText.seconds(recheckAfter, option: "--recheck-after")
-        let vault = try Vault.open(at: path, secret: try secret())
+        let vault = try Vault.open(at: path, secret: try secret(environmentPassphrase: environmentPassphrase))
         var logger = Logger(label: "swcred.serve")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         try await VaultService.run(vault: vault, configuration: configuration, logger: logger)
     }
 
-    private func secret() throws -> VaultSecret {
+    private func secret(environmentPassphrase: SecureBytes?) throws -> VaultSecret {
         if let keyFile { return .key(try KeyFile.read(at: keyFile)) }
         if let passphraseFile { return .passphrase(try PassphraseFile.read(at: passphraseFile)) }
-        if let value = getenv("SWCRED_PASSPHRASE") {
-            return .passphrase(SecureBytes(copying: UnsafeRawBufferPointer(start: value, count: strlen(value))))
-        }
+        if let environmentPassphrase { return .passphrase(environmentPassphrase) }
         throw SharedWebCredentialsError(
             .vaultLocked,
             "No passphrase: set SWCRED_PASSPHRASE, pass --passphrase-file PATH, run `swcred serve` on a terminal to be prompted, or pass --key-file PATH."

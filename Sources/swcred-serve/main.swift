@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SharedWebCredentials
+import SwcredHardening
 import SwcredService
 
 #if canImport(Glibc)
@@ -16,10 +17,10 @@ func exitCode(for error: any Error) -> Int32 {
 }
 
 /// Runs the service and returns the exit status (DESIGN.md's table).
-func runService() async -> Int32 {
+func runService(environmentPassphrase: SecureBytes?) async -> Int32 {
     do {
-        var command = try ServeCommand.parse()
-        try await command.run()
+        let command = try ServeCommand.parse()
+        try await command.serve(environmentPassphrase: environmentPassphrase)
         return 0
     } catch let error as SharedWebCredentialsError {
         FileHandle.standardError.write(Data("swcred serve: \(error.message)\n".utf8))
@@ -38,4 +39,10 @@ func runService() async -> Int32 {
     }
 }
 
-exit(await runService())
+// First of all, before any secret exists in this process: `execve` from `swcred serve` made it
+// dumpable again. Then the passphrase leaves the environment, its bytes overwritten in place.
+ProcessHardening.apply()
+let environmentPassphrase = ProcessHardening.takeEnvironmentSecret("SWCRED_PASSPHRASE") {
+    SecureBytes(copying: $0)
+}
+exit(await runService(environmentPassphrase: environmentPassphrase))

@@ -79,9 +79,16 @@ struct ConsentCommand: AsyncParsableCommand {
             Shows each waiting request (app, operation, domain, account) and asks yes or no on the \
             terminal; a request nobody answers within the service's --consent-timeout is declined. \
             Runs until interrupted, or with --once until one request is answered.
+
+            Only the vault's owner may answer, so this first unlocks the vault the service holds \
+            (--vault, with SWCRED_PASSPHRASE, --passphrase-file, a prompt or --key-file) and \
+            answers the service's random challenge with a key derived from it: an app, even one \
+            with a token or running as your user, cannot answer its own request.
             """)
 
     @OptionGroup var service: ServiceSocketOption
+
+    @OptionGroup var vault: VaultOptions
 
     @Flag(help: "Answer one request, then exit.")
     var once = false
@@ -91,22 +98,35 @@ struct ConsentCommand: AsyncParsableCommand {
             throw SharedWebCredentialsError(
                 .declined, "swcred consent asks on a terminal: run it where you can answer (standard input and error)")
         }
-        try await service.withClient { client in
-            Terminal.writeToStandardError("swcred: waiting for requests (Ctrl-C to stop)\n")
-            while true {
-                guard let request = try await client.nextConsentRequest(wait: 30) else { continue }
-                let account = request.account.map { " for \"\(Terminal.displayable($0))\"" } ?? ""
-                let question =
-                    "\(Terminal.displayable(request.app)) wants to \(request.operation)\(account) on \(Terminal.displayable(request.domain)). Allow?"
-                let approve = Consent.ask(question)
-                do {
-                    try await client.answer(request, approve: approve)
-                    Terminal.writeToStandardError("swcred: \(approve ? "approved" : "declined")\n")
-                } catch let error as SharedWebCredentialsError where error.code == .itemNotFound {
-                    Terminal.writeToStandardError("swcred: too late: that request already timed out\n")
-                }
-                if once { return }
+        let ownersVault = try vault.openVault()
+        try await service.withClient { owner in
+            let session = try await owner.openOwnerSession(with: ownersVault)
+            do {
+                try await answerRequests(session)
+                try? await session.shutdown()
+            } catch {
+                try? await session.shutdown()
+                throw error
             }
+        }
+    }
+
+    /// Asks about each waiting request and sends the answer, until interrupted (or one, `--once`).
+    private func answerRequests(_ session: ServiceOwnerSession) async throws {
+        Terminal.writeToStandardError("swcred: waiting for requests (Ctrl-C to stop)\n")
+        while true {
+            guard let request = try await session.nextConsentRequest(wait: 30) else { continue }
+            let account = request.account.map { " for \"\(Terminal.displayable($0))\"" } ?? ""
+            let question =
+                "\(Terminal.displayable(request.app)) wants to \(request.operation)\(account) on \(Terminal.displayable(request.domain)). Allow?"
+            let approve = Consent.ask(question)
+            do {
+                try await session.answer(request, approve: approve)
+                Terminal.writeToStandardError("swcred: \(approve ? "approved" : "declined")\n")
+            } catch let error as SharedWebCredentialsError where error.code == .itemNotFound {
+                Terminal.writeToStandardError("swcred: too late: that request already timed out\n")
+            }
+            if once { return }
         }
     }
 }

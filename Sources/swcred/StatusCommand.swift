@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SharedWebCredentials
+import SwcredHardening
 
 /// `swcred status`: describes a vault.
 struct StatusCommand: ParsableCommand {

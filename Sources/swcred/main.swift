@@ -1,5 +1,6 @@
 import ArgumentParser
 import SharedWebCredentials
+import SwcredHardening
 
 #if canImport(Glibc)
     import Glibc

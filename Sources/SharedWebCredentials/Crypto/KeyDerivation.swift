@@ -15,6 +15,8 @@ enum KeyDerivation {
         case stateAuthentication = 3
         /// Keying the hashes of the service's app tokens.
         case appTokenHash = 4
+        /// Keying the owner's proof to the vault service (``Vault/ownerProof(answering:)``).
+        case ownerProof = 5
     }
 
     /// The 8-byte context that separates swcred's subkeys from any other use of the same key.

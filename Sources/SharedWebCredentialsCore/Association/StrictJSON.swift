@@ -48,6 +48,8 @@ struct StrictJSONParser {
     struct SyntaxError: Error {
         let code: String
         let message: String
+        /// The repeated member name, for `duplicate-key`.
+        var member: String? = nil
     }
 
     private let bytes: [UInt8]
@@ -72,6 +74,10 @@ struct StrictJSONParser {
     private init(bytes: [UInt8]) { self.bytes = bytes }
 
     private func position() -> String {
+        position(at: index)
+    }
+
+    private func position(at index: Int) -> String {
         var line = 1
         var column = 1
         for byte in bytes[..<min(index, bytes.count)] {
@@ -168,15 +174,18 @@ struct StrictJSONParser {
                 }
                 throw unexpected("expected a member name in double quotes")
             }
-            let keyPosition = position()
+            let keyIndex = index
             let key = try parseString()
             if !names.insert(key).inserted {
+                // The position is counted only here: counting it for every name would make a
+                // body of many members quadratic to parse.
+                let keyPosition = position(at: keyIndex)
                 duplicates.append(
                     SyntaxError(
                         code: "duplicate-key",
                         message:
-                            "the member name \"\(key)\" appears twice in one object (again at \(keyPosition)); only the last one counts, as on Apple devices: merge them into one"
-                    ))
+                            "the member name \"\(key)\" appears twice in one object (again at \(keyPosition)); only the last one counts, as on Apple devices: merge them into one",
+                        member: key))
             }
             try skipToToken()
             guard current == UInt8(ascii: ":") else {
@@ -322,5 +331,41 @@ struct StrictJSONParser {
         else { throw error("\\u must be followed by four hexadecimal digits") }
         index += 4
         return value
+    }
+}
+
+/// I-JSON (RFC 7493): one RFC 8259 JSON value in which no object repeats a member name. The vault
+/// service reads every request body this way before its decoder does, so that two readers of one
+/// request can never disagree on which of two same-named members counts.
+public enum IJSON {
+    /// Why a text is not I-JSON.
+    public struct Violation: Error, Sendable {
+        /// What is wrong, with the line and column, or the repeated member's name.
+        public let message: String
+        /// The member name repeated in one object, when that is what is wrong.
+        public let repeatedMember: String?
+    }
+
+    /// Throws when `bytes` is not one strict JSON value, or when an object in it repeats a
+    /// member name (the first such name is reported).
+    public static func validate(_ bytes: [UInt8]) throws(Violation) {
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw Violation(message: "the text is not valid UTF-8, which JSON must be", repeatedMember: nil)
+        }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            throw Violation(message: "the text starts with a byte-order mark, which JSON must not", repeatedMember: nil)
+        }
+        let duplicates: [StrictJSONParser.SyntaxError]
+        do {
+            duplicates = try StrictJSONParser.parse(bytes).duplicates
+        } catch {
+            throw Violation(message: error.message, repeatedMember: nil)
+        }
+        if let first = duplicates.first, let member = first.member {
+            throw Violation(
+                message:
+                    "the member \"\(member)\" appears more than once in one object: send each member once (I-JSON, RFC 7493)",
+                repeatedMember: member)
+        }
     }
 }

@@ -94,6 +94,53 @@ extension Components {
                 self.body = body
             }
         }
+        package struct InvalidOwnerSession: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/InvalidOwnerSession/headers`.
+            package struct Headers: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/InvalidOwnerSession/headers/WWW-Authenticate`.
+                package var wwwAuthenticate: Swift.String?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - wwwAuthenticate:
+                package init(wwwAuthenticate: Swift.String? = nil) {
+                    self.wwwAuthenticate = wwwAuthenticate
+                }
+            }
+            /// Received HTTP response headers
+            package var headers: Components.Responses.InvalidOwnerSession.Headers
+            /// - Remark: Generated from `#/components/responses/InvalidOwnerSession/content`.
+            @frozen package enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/InvalidOwnerSession/content/application\/json`.
+                case json(Components.Schemas._Error)
+                /// The associated value of the enum case if `self` is `.json`.
+                ///
+                /// - Throws: An error if `self` is not `.json`.
+                /// - SeeAlso: `.json`.
+                package var json: Components.Schemas._Error {
+                    get throws {
+                        switch self {
+                        case let .json(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            package var body: Components.Responses.InvalidOwnerSession.Body
+            /// Creates a new `InvalidOwnerSession`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            package init(
+                headers: Components.Responses.InvalidOwnerSession.Headers = .init(),
+                body: Components.Responses.InvalidOwnerSession.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
         package struct Forbidden: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/Forbidden/content`.
             @frozen package enum Body: Sendable, Hashable {

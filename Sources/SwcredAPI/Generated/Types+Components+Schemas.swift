@@ -25,21 +25,72 @@ extension Components {
             package var version: Swift.String
             /// - Remark: Generated from `#/components/schemas/Health/locked`.
             package var locked: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/Health/hardening`.
+            package var hardening: Components.Schemas.Hardening?
             /// Creates a new `Health`.
             ///
             /// - Parameters:
             ///   - version:
             ///   - locked:
+            ///   - hardening:
             package init(
                 version: Swift.String,
-                locked: Swift.Bool
+                locked: Swift.Bool,
+                hardening: Components.Schemas.Hardening? = nil
             ) {
                 self.version = version
                 self.locked = locked
+                self.hardening = hardening
             }
             package enum CodingKeys: String, CodingKey {
                 case version
                 case locked
+                case hardening
+            }
+        }
+        /// How the service process protects the vault key; shown to the owner's uid on the Unix socket only.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Hardening`.
+        package struct Hardening: Codable, Hashable, Sendable {
+            /// Whether other processes of the same user may read its memory and environment (/proc/PID/mem, ptrace): false unless SWCRED_ALLOW_CORE_DUMPS=1.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Hardening/dumpable`.
+            package var dumpable: Swift.Bool
+            /// Whether a crash could write a core file.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Hardening/core_dumps`.
+            package var coreDumps: Swift.Bool
+            /// Whether its secrets are locked into RAM (never swapped).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Hardening/memory_locked`.
+            package var memoryLocked: Swift.Bool
+            /// Whether SWCRED_PASSPHRASE is still in its environment (it is wiped at start).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Hardening/passphrase_in_environment`.
+            package var passphraseInEnvironment: Swift.Bool
+            /// Creates a new `Hardening`.
+            ///
+            /// - Parameters:
+            ///   - dumpable: Whether other processes of the same user may read its memory and environment (/proc/PID/mem, ptrace): false unless SWCRED_ALLOW_CORE_DUMPS=1.
+            ///   - coreDumps: Whether a crash could write a core file.
+            ///   - memoryLocked: Whether its secrets are locked into RAM (never swapped).
+            ///   - passphraseInEnvironment: Whether SWCRED_PASSPHRASE is still in its environment (it is wiped at start).
+            package init(
+                dumpable: Swift.Bool,
+                coreDumps: Swift.Bool,
+                memoryLocked: Swift.Bool,
+                passphraseInEnvironment: Swift.Bool
+            ) {
+                self.dumpable = dumpable
+                self.coreDumps = coreDumps
+                self.memoryLocked = memoryLocked
+                self.passphraseInEnvironment = passphraseInEnvironment
+            }
+            package enum CodingKeys: String, CodingKey {
+                case dumpable
+                case coreDumps = "core_dumps"
+                case memoryLocked = "memory_locked"
+                case passphraseInEnvironment = "passphrase_in_environment"
             }
         }
         /// - Remark: Generated from `#/components/schemas/CredentialRequest`.
@@ -463,6 +514,87 @@ extension Components {
                 case approve
             }
         }
+        /// - Remark: Generated from `#/components/schemas/OwnerChallenge`.
+        package struct OwnerChallenge: Codable, Hashable, Sendable {
+            /// 32 random bytes
+            ///
+            /// - Remark: Generated from `#/components/schemas/OwnerChallenge/challenge`.
+            package var challenge: Swift.String
+            /// Seconds it stays valid.
+            ///
+            /// - Remark: Generated from `#/components/schemas/OwnerChallenge/expires_in`.
+            package var expiresIn: Swift.Int
+            /// Creates a new `OwnerChallenge`.
+            ///
+            /// - Parameters:
+            ///   - challenge: 32 random bytes
+            ///   - expiresIn: Seconds it stays valid.
+            package init(
+                challenge: Swift.String,
+                expiresIn: Swift.Int
+            ) {
+                self.challenge = challenge
+                self.expiresIn = expiresIn
+            }
+            package enum CodingKeys: String, CodingKey {
+                case challenge
+                case expiresIn = "expires_in"
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/OwnerProof`.
+        package struct OwnerProof: Codable, Hashable, Sendable {
+            /// The challenge from POST /v1/owner/challenge.
+            ///
+            /// - Remark: Generated from `#/components/schemas/OwnerProof/challenge`.
+            package var challenge: Swift.String
+            /// Its 32-byte keyed BLAKE2b under the owner-proof subkey, base64url without padding.
+            ///
+            /// - Remark: Generated from `#/components/schemas/OwnerProof/proof`.
+            package var proof: Swift.String
+            /// Creates a new `OwnerProof`.
+            ///
+            /// - Parameters:
+            ///   - challenge: The challenge from POST /v1/owner/challenge.
+            ///   - proof: Its 32-byte keyed BLAKE2b under the owner-proof subkey, base64url without padding.
+            package init(
+                challenge: Swift.String,
+                proof: Swift.String
+            ) {
+                self.challenge = challenge
+                self.proof = proof
+            }
+            package enum CodingKeys: String, CodingKey {
+                case challenge
+                case proof
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/OwnerSession`.
+        package struct OwnerSession: Codable, Hashable, Sendable {
+            /// Send as Authorization: Bearer SESSION on the consent routes.
+            ///
+            /// - Remark: Generated from `#/components/schemas/OwnerSession/session`.
+            package var session: Swift.String
+            /// Seconds it stays valid unless the vault locks first.
+            ///
+            /// - Remark: Generated from `#/components/schemas/OwnerSession/expires_in`.
+            package var expiresIn: Swift.Int
+            /// Creates a new `OwnerSession`.
+            ///
+            /// - Parameters:
+            ///   - session: Send as Authorization: Bearer SESSION on the consent routes.
+            ///   - expiresIn: Seconds it stays valid unless the vault locks first.
+            package init(
+                session: Swift.String,
+                expiresIn: Swift.Int
+            ) {
+                self.session = session
+                self.expiresIn = expiresIn
+            }
+            package enum CodingKeys: String, CodingKey {
+                case session
+                case expiresIn = "expires_in"
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/Unlock`.
         package struct Unlock: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Unlock/passphrase`.
@@ -495,7 +627,8 @@ extension Components {
                 /// item-not-found (5), vault-locked / invalid-token (7), integrity-failure (9),
                 /// network-failure (10), vault-busy (11), never-save (12); and the service's own:
                 /// invalid-json, unsupported-media-type, body-too-large, request-timeout,
-                /// peer-refused, owner-only, no-route, method-not-allowed, internal.
+                /// peer-refused, owner-only, owner-proof-failed, invalid-owner-session, no-route,
+                /// method-not-allowed, internal.
                 ///
                 ///
                 /// - Remark: Generated from `#/components/schemas/Error/error/code`.

@@ -18,7 +18,7 @@ package import struct Foundation.Data
 package import struct Foundation.Date
 /// API operations, with input and output types, generated from `#/paths` in the OpenAPI document.
 package enum Operations {
-    /// The service's version and whether the vault is locked.
+    /// The service's version and whether the vault is locked; to the owner's uid on the Unix socket, also how the service process is hardened.
     ///
     /// - Remark: HTTP `GET /v1/health`.
     /// - Remark: Generated from `#/paths//v1/health/get(health)`.
@@ -128,7 +128,7 @@ package enum Operations {
             }
         }
     }
-    /// Prometheus text: requests by route, method and status, their latency, the gate's decisions, site verifications and the lock state. Labels never carry a token, an account, a domain or an app.
+    /// Prometheus text: requests by route, method and status, their latency, the gate's decisions, site verifications and the lock state. Labels never carry a token, an account, a domain or an app. Open on the Unix socket; on the TLS listener it needs an app token, unless the service runs with --metrics-without-token.
     ///
     /// - Remark: HTTP `GET /metrics`.
     /// - Remark: Generated from `#/paths//metrics/get(metrics)`.
@@ -207,6 +207,29 @@ package enum Operations {
                     }
                 }
             }
+            /// Missing, malformed, wrong, revoked or expired token, or one of another app (invalid-token).
+            ///
+            /// - Remark: Generated from `#/paths//metrics/get(metrics)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidToken)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            package var unauthorized: Components.Responses.InvalidToken {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -214,11 +237,14 @@ package enum Operations {
         }
         @frozen package enum AcceptableContentType: AcceptableProtocol {
             case plainText
+            case json
             case other(Swift.String)
             package init?(rawValue: Swift.String) {
                 switch rawValue.lowercased() {
                 case "text/plain":
                     self = .plainText
+                case "application/json":
+                    self = .json
                 default:
                     self = .other(rawValue)
                 }
@@ -229,11 +255,14 @@ package enum Operations {
                     return string
                 case .plainText:
                     return "text/plain"
+                case .json:
+                    return "application/json"
                 }
             }
             package static var allCases: [Self] {
                 [
-                    .plainText
+                    .plainText,
+                    .json
                 ]
             }
         }
@@ -374,7 +403,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, or a refused peer.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/credentials/request/post(requestCredentials)/responses/403`.
             ///
@@ -702,7 +731,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, or a refused peer.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/credentials/put(saveCredential)/responses/403`.
             ///
@@ -1030,7 +1059,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, or a refused peer.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/credentials/delete(deleteCredential)/responses/403`.
             ///
@@ -1335,7 +1364,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, or a refused peer.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/passwords/generate/post(generatePasswords)/responses/403`.
             ///
@@ -1657,7 +1686,7 @@ package enum Operations {
             }
         }
     }
-    /// Wipe the vault key now; app requests get 423 until an unlock. Unix socket only.
+    /// Wipe the vault key now; app requests get 423 until an unlock. Served on the Unix socket to the service's own uid only, never to an app token (locking is always safe, so no proof is asked).
     ///
     /// - Remark: HTTP `POST /v1/lock`.
     /// - Remark: Generated from `#/paths//v1/lock/post(lock)`.
@@ -1736,7 +1765,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, or a refused peer.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/lock/post(lock)/responses/403`.
             ///
@@ -1790,7 +1819,7 @@ package enum Operations {
             }
         }
     }
-    /// Unlock with the passphrase (or a key file's path). Unix socket only.
+    /// Unlock with the passphrase (or a key file's path), which is the owner's proof. Served on the Unix socket to the service's own uid only, never to an app token. Failed attempts slow down every later one, on any connection (doubling, up to 30 s), until one succeeds.
     ///
     /// - Remark: HTTP `POST /v1/unlock`.
     /// - Remark: Generated from `#/paths//v1/unlock/post(unlock)`.
@@ -1903,7 +1932,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, or a refused peer.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/unlock/post(unlock)/responses/403`.
             ///
@@ -2026,7 +2055,7 @@ package enum Operations {
             }
         }
     }
-    /// The oldest change or release of a --consent ask token waiting for the owner. Unix socket only.
+    /// The oldest change or release of a --consent ask token waiting for the owner. The owner's only: an owner session, on the Unix socket, from the service's own uid.
     ///
     /// - Remark: HTTP `GET /v1/consent/next`.
     /// - Remark: Generated from `#/paths//v1/consent/next/get(nextConsentRequest)`.
@@ -2183,7 +2212,30 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, or a refused peer.
+            /// Missing, malformed, wrong or expired owner session, or an app token where the owner's is needed (invalid-owner-session).
+            ///
+            /// - Remark: Generated from `#/paths//v1/consent/next/get(nextConsentRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidOwnerSession)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            package var unauthorized: Components.Responses.InvalidOwnerSession {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/consent/next/get(nextConsentRequest)/responses/403`.
             ///
@@ -2201,6 +2253,29 @@ package enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The vault is locked, or its key was rotated by another process (vault-locked).
+            ///
+            /// - Remark: Generated from `#/paths//v1/consent/next/get(nextConsentRequest)/responses/423`.
+            ///
+            /// HTTP response code: `423 code423`.
+            case code423(Components.Responses.Locked)
+            /// The associated value of the enum case if `self` is `.code423`.
+            ///
+            /// - Throws: An error if `self` is not `.code423`.
+            /// - SeeAlso: `.code423`.
+            package var code423: Components.Responses.Locked {
+                get throws {
+                    switch self {
+                    case let .code423(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "code423",
                             response: self
                         )
                     }
@@ -2237,7 +2312,7 @@ package enum Operations {
             }
         }
     }
-    /// The owner's answer to a waiting request. Unix socket only.
+    /// The owner's answer to a waiting request. The owner's only: an owner session, on the Unix socket, from the service's own uid.
     ///
     /// - Remark: HTTP `POST /v1/consent/answer`.
     /// - Remark: Generated from `#/paths//v1/consent/answer/post(answerConsentRequest)`.
@@ -2350,7 +2425,30 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, or a refused peer.
+            /// Missing, malformed, wrong or expired owner session, or an app token where the owner's is needed (invalid-owner-session).
+            ///
+            /// - Remark: Generated from `#/paths//v1/consent/answer/post(answerConsentRequest)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.InvalidOwnerSession)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            package var unauthorized: Components.Responses.InvalidOwnerSession {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/consent/answer/post(answerConsentRequest)/responses/403`.
             ///
@@ -2437,6 +2535,421 @@ package enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The vault is locked, or its key was rotated by another process (vault-locked).
+            ///
+            /// - Remark: Generated from `#/paths//v1/consent/answer/post(answerConsentRequest)/responses/423`.
+            ///
+            /// HTTP response code: `423 code423`.
+            case code423(Components.Responses.Locked)
+            /// The associated value of the enum case if `self` is `.code423`.
+            ///
+            /// - Throws: An error if `self` is not `.code423`.
+            /// - SeeAlso: `.code423`.
+            package var code423: Components.Responses.Locked {
+                get throws {
+                    switch self {
+                    case let .code423(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "code423",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen package enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            package init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            package var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            package static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// A fresh random challenge for the owner's proof, single use, valid for 60 seconds. On the Unix socket, to the service's own uid, while the vault is unlocked.
+    ///
+    /// - Remark: HTTP `POST /v1/owner/challenge`.
+    /// - Remark: Generated from `#/paths//v1/owner/challenge/post(ownerChallenge)`.
+    package enum OwnerChallenge {
+        package static let id: Swift.String = "ownerChallenge"
+        package struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/owner/challenge/POST/header`.
+            package struct Headers: Sendable, Hashable {
+                package var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.OwnerChallenge.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                package init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.OwnerChallenge.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            package var headers: Operations.OwnerChallenge.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            package init(headers: Operations.OwnerChallenge.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen package enum Output: Sendable, Hashable {
+            package struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/owner/challenge/POST/responses/200/content`.
+                @frozen package enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/owner/challenge/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.OwnerChallenge)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    package var json: Components.Schemas.OwnerChallenge {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                package var body: Operations.OwnerChallenge.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                package init(body: Operations.OwnerChallenge.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The challenge.
+            ///
+            /// - Remark: Generated from `#/paths//v1/owner/challenge/post(ownerChallenge)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.OwnerChallenge.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            package var ok: Operations.OwnerChallenge.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
+            ///
+            /// - Remark: Generated from `#/paths//v1/owner/challenge/post(ownerChallenge)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            package var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The vault is locked, or its key was rotated by another process (vault-locked).
+            ///
+            /// - Remark: Generated from `#/paths//v1/owner/challenge/post(ownerChallenge)/responses/423`.
+            ///
+            /// HTTP response code: `423 code423`.
+            case code423(Components.Responses.Locked)
+            /// The associated value of the enum case if `self` is `.code423`.
+            ///
+            /// - Throws: An error if `self` is not `.code423`.
+            /// - SeeAlso: `.code423`.
+            package var code423: Components.Responses.Locked {
+                get throws {
+                    switch self {
+                    case let .code423(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "code423",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen package enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            package init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            package var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            package static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Prove to be the vault's owner: answer a challenge with its keyed BLAKE2b under the owner-proof subkey of the vault key, which only someone who can unlock the vault (its passphrase or key file) can derive. A wrong proof slows down every later attempt, as a wrong unlock does.
+    ///
+    /// - Remark: HTTP `POST /v1/owner/session`.
+    /// - Remark: Generated from `#/paths//v1/owner/session/post(ownerSession)`.
+    package enum OwnerSession {
+        package static let id: Swift.String = "ownerSession"
+        package struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/owner/session/POST/header`.
+            package struct Headers: Sendable, Hashable {
+                package var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.OwnerSession.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                package init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.OwnerSession.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            package var headers: Operations.OwnerSession.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/owner/session/POST/requestBody`.
+            @frozen package enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/owner/session/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.OwnerProof)
+            }
+            package var body: Operations.OwnerSession.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            package init(
+                headers: Operations.OwnerSession.Input.Headers = .init(),
+                body: Operations.OwnerSession.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen package enum Output: Sendable, Hashable {
+            package struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/owner/session/POST/responses/200/content`.
+                @frozen package enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/owner/session/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.OwnerSession)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    package var json: Components.Schemas.OwnerSession {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                package var body: Operations.OwnerSession.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                package init(body: Operations.OwnerSession.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// An owner session for the consent routes.
+            ///
+            /// - Remark: Generated from `#/paths//v1/owner/session/post(ownerSession)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.OwnerSession.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            package var ok: Operations.OwnerSession.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Invalid input or JSON (invalid-input, invalid-json).
+            ///
+            /// - Remark: Generated from `#/paths//v1/owner/session/post(ownerSession)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.InvalidInput)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            package var badRequest: Components.Responses.InvalidInput {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
+            ///
+            /// - Remark: Generated from `#/paths//v1/owner/session/post(ownerSession)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            package var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Body over 64 KiB (body-too-large).
+            ///
+            /// - Remark: Generated from `#/paths//v1/owner/session/post(ownerSession)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.TooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            package var contentTooLarge: Components.Responses.TooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not application/json (unsupported-media-type).
+            ///
+            /// - Remark: Generated from `#/paths//v1/owner/session/post(ownerSession)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            package var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The vault is locked, or its key was rotated by another process (vault-locked).
+            ///
+            /// - Remark: Generated from `#/paths//v1/owner/session/post(ownerSession)/responses/423`.
+            ///
+            /// HTTP response code: `423 code423`.
+            case code423(Components.Responses.Locked)
+            /// The associated value of the enum case if `self` is `.code423`.
+            ///
+            /// - Throws: An error if `self` is not `.code423`.
+            /// - SeeAlso: `.code423`.
+            package var code423: Components.Responses.Locked {
+                get throws {
+                    switch self {
+                    case let .code423(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "code423",
                             response: self
                         )
                     }

@@ -18,12 +18,12 @@ package import struct Foundation.Data
 package import struct Foundation.Date
 /// A type that performs HTTP operations defined by the OpenAPI document.
 package protocol APIProtocol: Sendable {
-    /// The service's version and whether the vault is locked.
+    /// The service's version and whether the vault is locked; to the owner's uid on the Unix socket, also how the service process is hardened.
     ///
     /// - Remark: HTTP `GET /v1/health`.
     /// - Remark: Generated from `#/paths//v1/health/get(health)`.
     func health(_ input: Operations.Health.Input) async throws -> Operations.Health.Output
-    /// Prometheus text: requests by route, method and status, their latency, the gate's decisions, site verifications and the lock state. Labels never carry a token, an account, a domain or an app.
+    /// Prometheus text: requests by route, method and status, their latency, the gate's decisions, site verifications and the lock state. Labels never carry a token, an account, a domain or an app. Open on the Unix socket; on the TLS listener it needs an app token, unless the service runs with --metrics-without-token.
     ///
     /// - Remark: HTTP `GET /metrics`.
     /// - Remark: Generated from `#/paths//metrics/get(metrics)`.
@@ -53,38 +53,48 @@ package protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/associations`.
     /// - Remark: Generated from `#/paths//v1/associations/get(associations)`.
     func associations(_ input: Operations.Associations.Input) async throws -> Operations.Associations.Output
-    /// Wipe the vault key now; app requests get 423 until an unlock. Unix socket only.
+    /// Wipe the vault key now; app requests get 423 until an unlock. Served on the Unix socket to the service's own uid only, never to an app token (locking is always safe, so no proof is asked).
     ///
     /// - Remark: HTTP `POST /v1/lock`.
     /// - Remark: Generated from `#/paths//v1/lock/post(lock)`.
     func lock(_ input: Operations.Lock.Input) async throws -> Operations.Lock.Output
-    /// Unlock with the passphrase (or a key file's path). Unix socket only.
+    /// Unlock with the passphrase (or a key file's path), which is the owner's proof. Served on the Unix socket to the service's own uid only, never to an app token. Failed attempts slow down every later one, on any connection (doubling, up to 30 s), until one succeeds.
     ///
     /// - Remark: HTTP `POST /v1/unlock`.
     /// - Remark: Generated from `#/paths//v1/unlock/post(unlock)`.
     func unlock(_ input: Operations.Unlock.Input) async throws -> Operations.Unlock.Output
-    /// The oldest change or release of a --consent ask token waiting for the owner. Unix socket only.
+    /// The oldest change or release of a --consent ask token waiting for the owner. The owner's only: an owner session, on the Unix socket, from the service's own uid.
     ///
     /// - Remark: HTTP `GET /v1/consent/next`.
     /// - Remark: Generated from `#/paths//v1/consent/next/get(nextConsentRequest)`.
     func nextConsentRequest(_ input: Operations.NextConsentRequest.Input) async throws -> Operations.NextConsentRequest.Output
-    /// The owner's answer to a waiting request. Unix socket only.
+    /// The owner's answer to a waiting request. The owner's only: an owner session, on the Unix socket, from the service's own uid.
     ///
     /// - Remark: HTTP `POST /v1/consent/answer`.
     /// - Remark: Generated from `#/paths//v1/consent/answer/post(answerConsentRequest)`.
     func answerConsentRequest(_ input: Operations.AnswerConsentRequest.Input) async throws -> Operations.AnswerConsentRequest.Output
+    /// A fresh random challenge for the owner's proof, single use, valid for 60 seconds. On the Unix socket, to the service's own uid, while the vault is unlocked.
+    ///
+    /// - Remark: HTTP `POST /v1/owner/challenge`.
+    /// - Remark: Generated from `#/paths//v1/owner/challenge/post(ownerChallenge)`.
+    func ownerChallenge(_ input: Operations.OwnerChallenge.Input) async throws -> Operations.OwnerChallenge.Output
+    /// Prove to be the vault's owner: answer a challenge with its keyed BLAKE2b under the owner-proof subkey of the vault key, which only someone who can unlock the vault (its passphrase or key file) can derive. A wrong proof slows down every later attempt, as a wrong unlock does.
+    ///
+    /// - Remark: HTTP `POST /v1/owner/session`.
+    /// - Remark: Generated from `#/paths//v1/owner/session/post(ownerSession)`.
+    func ownerSession(_ input: Operations.OwnerSession.Input) async throws -> Operations.OwnerSession.Output
 }
 
 /// Convenience overloads for operation inputs.
 extension APIProtocol {
-    /// The service's version and whether the vault is locked.
+    /// The service's version and whether the vault is locked; to the owner's uid on the Unix socket, also how the service process is hardened.
     ///
     /// - Remark: HTTP `GET /v1/health`.
     /// - Remark: Generated from `#/paths//v1/health/get(health)`.
     package func health(headers: Operations.Health.Input.Headers = .init()) async throws -> Operations.Health.Output {
         try await health(Operations.Health.Input(headers: headers))
     }
-    /// Prometheus text: requests by route, method and status, their latency, the gate's decisions, site verifications and the lock state. Labels never carry a token, an account, a domain or an app.
+    /// Prometheus text: requests by route, method and status, their latency, the gate's decisions, site verifications and the lock state. Labels never carry a token, an account, a domain or an app. Open on the Unix socket; on the TLS listener it needs an app token, unless the service runs with --metrics-without-token.
     ///
     /// - Remark: HTTP `GET /metrics`.
     /// - Remark: Generated from `#/paths//metrics/get(metrics)`.
@@ -156,14 +166,14 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// Wipe the vault key now; app requests get 423 until an unlock. Unix socket only.
+    /// Wipe the vault key now; app requests get 423 until an unlock. Served on the Unix socket to the service's own uid only, never to an app token (locking is always safe, so no proof is asked).
     ///
     /// - Remark: HTTP `POST /v1/lock`.
     /// - Remark: Generated from `#/paths//v1/lock/post(lock)`.
     package func lock(headers: Operations.Lock.Input.Headers = .init()) async throws -> Operations.Lock.Output {
         try await lock(Operations.Lock.Input(headers: headers))
     }
-    /// Unlock with the passphrase (or a key file's path). Unix socket only.
+    /// Unlock with the passphrase (or a key file's path), which is the owner's proof. Served on the Unix socket to the service's own uid only, never to an app token. Failed attempts slow down every later one, on any connection (doubling, up to 30 s), until one succeeds.
     ///
     /// - Remark: HTTP `POST /v1/unlock`.
     /// - Remark: Generated from `#/paths//v1/unlock/post(unlock)`.
@@ -176,7 +186,7 @@ extension APIProtocol {
             body: body
         ))
     }
-    /// The oldest change or release of a --consent ask token waiting for the owner. Unix socket only.
+    /// The oldest change or release of a --consent ask token waiting for the owner. The owner's only: an owner session, on the Unix socket, from the service's own uid.
     ///
     /// - Remark: HTTP `GET /v1/consent/next`.
     /// - Remark: Generated from `#/paths//v1/consent/next/get(nextConsentRequest)`.
@@ -189,7 +199,7 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// The owner's answer to a waiting request. Unix socket only.
+    /// The owner's answer to a waiting request. The owner's only: an owner session, on the Unix socket, from the service's own uid.
     ///
     /// - Remark: HTTP `POST /v1/consent/answer`.
     /// - Remark: Generated from `#/paths//v1/consent/answer/post(answerConsentRequest)`.
@@ -198,6 +208,26 @@ extension APIProtocol {
         body: Operations.AnswerConsentRequest.Input.Body
     ) async throws -> Operations.AnswerConsentRequest.Output {
         try await answerConsentRequest(Operations.AnswerConsentRequest.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// A fresh random challenge for the owner's proof, single use, valid for 60 seconds. On the Unix socket, to the service's own uid, while the vault is unlocked.
+    ///
+    /// - Remark: HTTP `POST /v1/owner/challenge`.
+    /// - Remark: Generated from `#/paths//v1/owner/challenge/post(ownerChallenge)`.
+    package func ownerChallenge(headers: Operations.OwnerChallenge.Input.Headers = .init()) async throws -> Operations.OwnerChallenge.Output {
+        try await ownerChallenge(Operations.OwnerChallenge.Input(headers: headers))
+    }
+    /// Prove to be the vault's owner: answer a challenge with its keyed BLAKE2b under the owner-proof subkey of the vault key, which only someone who can unlock the vault (its passphrase or key file) can derive. A wrong proof slows down every later attempt, as a wrong unlock does.
+    ///
+    /// - Remark: HTTP `POST /v1/owner/session`.
+    /// - Remark: Generated from `#/paths//v1/owner/session/post(ownerSession)`.
+    package func ownerSession(
+        headers: Operations.OwnerSession.Input.Headers = .init(),
+        body: Operations.OwnerSession.Input.Body
+    ) async throws -> Operations.OwnerSession.Output {
+        try await ownerSession(Operations.OwnerSession.Input(
             headers: headers,
             body: body
         ))

@@ -20,8 +20,9 @@ struct ServiceConsentTests {
         try await ServiceFixture.with { fixture in
             try fixture.start(["--consent-timeout", "3s"])
             let token = try fixture.token(["--consent", "ask"])
+            let owner = try fixture.ownerSession()
             func answer(_ approve: Bool, expect account: String) throws {
-                let next = try fixture.call("GET", "/v1/consent/next?wait=10")
+                let next = try fixture.call("GET", "/v1/consent/next?wait=10", token: owner)
                 #expect(next.status == 200, "\(next.text)")
                 let pending = try #require(next.json as? [String: Any])
                 #expect(pending["app"] as? String == GatedFixture.app)
@@ -29,7 +30,8 @@ struct ServiceConsentTests {
                 #expect(pending["domain"] as? String == "shop.example")
                 #expect(pending["account"] as? String == account)
                 let id = try #require(pending["id"] as? String)
-                let answered = try fixture.call("POST", "/v1/consent/answer", json: ["id": id, "approve": approve])
+                let answered = try fixture.call(
+                    "POST", "/v1/consent/answer", token: owner, json: ["id": id, "approve": approve])
                 #expect(answered.status == 200)
             }
 
@@ -48,13 +50,14 @@ struct ServiceConsentTests {
             #expect(timedOut.status == 403)
             #expect(timedOut.errorCode == "declined")
             #expect(ContinuousClock.now - start >= .seconds(3))
-            #expect(try fixture.call("GET", "/v1/consent/next").status == 204, "nothing left waiting")
+            #expect(
+                try fixture.call("GET", "/v1/consent/next", token: owner).status == 204, "nothing left waiting")
 
             let released = try fixture.gated.expect(
                 ["request", "--app", GatedFixture.app, "--domain", "shop.example", "--all"], status: 0, network: true)
             #expect(released.stdout == "shop.example\tapproved-account\tPw-approved-account-1\n")
             let stale = try fixture.call(
-                "POST", "/v1/consent/answer", json: ["id": "no-such-request", "approve": true])
+                "POST", "/v1/consent/answer", token: owner, json: ["id": "no-such-request", "approve": true])
             #expect(stale.status == 404)
             let log = try fixture.running.log
             #expect(!log.contains("approved-account") && !log.contains("declined-account"))
@@ -71,7 +74,7 @@ struct ServiceConsentTests {
                 let terminal = try TerminalSession(
                     executable: SwcredProcess.executableURL.path,
                     arguments: ["consent", "--once", "--socket", fixture.socketPath],
-                    environment: [:])
+                    environment: fixture.gated.environment)
                 let screen = try terminal.waitFor(
                     "\(GatedFixture.app) wants to add for \"\(account)\" on shop.example. Allow? [y/N]")
                 #expect(!screen.contains("Pw-\(account)-1"), "the owner is never shown the password")

@@ -45,6 +45,11 @@ final class ServiceFixture {
         return (created.stdout.trimmingCharacters(in: .newlines), String(words[3]))
     }
 
+    /// An owner session, from the owner's proof with the fixture's vault and passphrase.
+    func ownerSession() throws -> String {
+        try OwnerSession.open(socketPath: socketPath, vaultPath: gated.vaultPath, passphrase: gated.passphrase)
+    }
+
     /// One request to the service.
     func call(
         _ method: String, _ path: String, token: String? = nil, json: Any? = nil, body: Data? = nil,

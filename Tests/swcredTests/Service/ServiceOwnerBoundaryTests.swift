@@ -1,0 +1,219 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The service as a boundary between apps and the owner (issue 28): the owner's routes need the
+/// owner (the passphrase's proof, the own uid, the socket), never an app's token.
+@Suite("swcred serve: the owner's routes are the owner's", .serialized)
+struct ServiceOwnerBoundaryTests {
+    /// A release by a `--consent ask` token, in the background: it waits for the owner.
+    private func release(_ fixture: ServiceFixture, token: String) -> BackgroundWork<UnixHTTP.Response> {
+        let socket = fixture.socketPath
+        return BackgroundWork {
+            try UnixHTTP.request(
+                socket, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
+        }
+    }
+
+    /// Saves a password for `shop.example` through a token that needs no consent.
+    private func savePassword(_ fixture: ServiceFixture) throws {
+        let saver = try fixture.token()
+        let saved = try fixture.call(
+            "PUT", "/v1/credentials", token: saver,
+            json: ["domain": "shop.example", "account": "alice", "password": "Released-Only-With-Consent-1"])
+        #expect(saved.status == 200, "\(saved.text)")
+    }
+
+    @Test("an app cannot answer its own consent prompt, with its token or with none; the release is declined")
+    func appCannotApproveItself() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start(["--consent-timeout", "4s"])
+            try savePassword(fixture)
+            let token = try fixture.token(["--consent", "ask"])
+            let pending = release(fixture, token: token)
+            try await Task.sleep(for: .milliseconds(500))
+
+            // The attack as found: the app itself (its token) and then any process (no token)
+            // asks for the waiting request and approves it.
+            let withToken = try fixture.call("GET", "/v1/consent/next?wait=2", token: token)
+            #expect(withToken.status == 403, "\(withToken.text)")
+            #expect(withToken.errorCode == "owner-only")
+            let withNothing = try fixture.call("GET", "/v1/consent/next?wait=2")
+            #expect(withNothing.status == 401, "\(withNothing.text)")
+            #expect(withNothing.errorCode == "invalid-owner-session")
+            #expect(!withNothing.text.contains("alice") && !withNothing.text.contains(GatedFixture.app))
+            for authorization in [token, nil] {
+                let answered = try fixture.call(
+                    "POST", "/v1/consent/answer", token: authorization, json: ["id": "guessed", "approve": true])
+                #expect([401, 403].contains(answered.status), "\(answered.text)")
+            }
+            let forged = try fixture.call(
+                "GET", "/v1/consent/next", token: "owner_" + String(repeating: "A", count: 43))
+            #expect(forged.status == 401 && forged.errorCode == "invalid-owner-session")
+
+            let answer = try await pending.value
+            #expect(answer.status == 403, "the release waited for the owner and was declined: \(answer.text)")
+            #expect(answer.errorCode == "declined")
+            #expect(!answer.text.contains("Released-Only-With-Consent-1"))
+        }
+    }
+
+    @Test("the owner's proof: a session for the right one; a wrong, replayed or stale one is refused")
+    func ownerProof() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start(["--consent-timeout", "10s"])
+            let session = try fixture.ownerSession()
+            #expect(session.hasPrefix("owner_"))
+            #expect(try fixture.call("GET", "/v1/consent/next", token: session).status == 204)
+
+            let challenge = try fixture.call("POST", "/v1/owner/challenge")
+            let text = try #require((challenge.json as? [String: Any])?["challenge"] as? String)
+            let wrong = try fixture.call(
+                "POST", "/v1/owner/session",
+                json: ["challenge": text, "proof": String(repeating: "A", count: 43)])
+            #expect(wrong.status == 403 && wrong.errorCode == "owner-proof-failed", "\(wrong.text)")
+            let replayed = try fixture.call(
+                "POST", "/v1/owner/session",
+                json: ["challenge": text, "proof": String(repeating: "A", count: 43)])
+            #expect(replayed.errorCode == "owner-proof-failed")
+            #expect(replayed.text.contains("unknown, used or expired"), "a challenge is single use: \(replayed.text)")
+            let malformed = try fixture.call("POST", "/v1/owner/session", json: ["challenge": "x", "proof": "y"])
+            #expect(malformed.status == 400)
+
+            // Locking ends every session: the next unlock needs a new proof.
+            #expect(try fixture.call("POST", "/v1/lock").status == 200)
+            #expect(try fixture.call("GET", "/v1/consent/next", token: session).status == 423)
+            #expect(try fixture.call("POST", "/v1/owner/challenge").status == 423)
+            let unlocked = try fixture.call("POST", "/v1/unlock", json: ["passphrase": fixture.gated.passphrase])
+            #expect(unlocked.status == 200)
+            let stale = try fixture.call("GET", "/v1/consent/next", token: session)
+            #expect(stale.status == 401 && stale.errorCode == "invalid-owner-session")
+            #expect(try fixture.call("GET", "/v1/consent/next", token: try fixture.ownerSession()).status == 204)
+        }
+    }
+
+    @Test("an app token never reaches the owner's routes, even from the owner's uid")
+    func appTokenIsNeverTheOwner() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            let token = try fixture.token()
+            let routes: [(String, String, [String: Any]?)] = [
+                ("POST", "/v1/lock", nil), ("POST", "/v1/unlock", ["passphrase": fixture.gated.passphrase]),
+                ("GET", "/v1/consent/next", nil), ("POST", "/v1/consent/answer", ["id": "x", "approve": true]),
+                ("POST", "/v1/owner/challenge", nil),
+                ("POST", "/v1/owner/session", ["challenge": "x", "proof": "y"]),
+            ]
+            for (method, path, body) in routes {
+                let answer = try fixture.call(method, path, token: token, json: body)
+                #expect(answer.status == 403, "\(path): \(answer.text)")
+                #expect(answer.errorCode == "owner-only", "\(path)")
+            }
+            #expect((try fixture.call("GET", "/v1/health").json as? [String: Any])?["locked"] as? Bool == false)
+        }
+    }
+
+    @Test("failed unlocks slow down every later one, each on a new connection; a success resets it")
+    func unlockThrottleIsServiceWide() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            #expect(try fixture.call("POST", "/v1/lock").status == 200)
+            var times: [Duration] = []
+            for guess in 1...5 {
+                let start = ContinuousClock.now
+                let wrong = try fixture.call("POST", "/v1/unlock", json: ["passphrase": "guess number \(guess)"])
+                times.append(ContinuousClock.now - start)
+                #expect(wrong.status == 423)
+            }
+            // Waits of 0, 0.25, 0.5, 1 and 2 s before the guesses, each on its own connection.
+            #expect(times[4] - times[0] >= .milliseconds(1800), "the fifth guess waited: \(times)")
+            #expect(times[4] > times[2] && times[2] > times[1], "the wait grows: \(times)")
+            let right = try fixture.call("POST", "/v1/unlock", json: ["passphrase": fixture.gated.passphrase])
+            #expect(right.status == 200)
+            #expect(try fixture.call("POST", "/v1/lock").status == 200)
+            let start = ContinuousClock.now
+            _ = try fixture.call("POST", "/v1/unlock", json: ["passphrase": "after a success"])
+            #expect(ContinuousClock.now - start < times[4] - .milliseconds(1000), "a success reset the throttle")
+        }
+    }
+
+    @Test("a member repeated in a request body is refused, named, before any decoder reads it")
+    func duplicateMembers() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            let token = try fixture.token()
+            let bodies = [
+                #"{"domain": "shop.example", "domain": "other.example"}"#,
+                #"{"domain": "shop.example", "dom\u0061in": "other.example"}"#,
+                #"{"domain": "shop.example", "account": "a", "password": "p", "account": "b"}"#,
+            ]
+            for (index, text) in bodies.enumerated() {
+                let path = index == 2 ? "/v1/credentials" : "/v1/credentials/request"
+                let answer = try fixture.call(index == 2 ? "PUT" : "POST", path, token: token, body: Data(text.utf8))
+                #expect(answer.status == 400, "\(text): \(answer.text)")
+                #expect(answer.errorCode == "invalid-json")
+                let member = index == 2 ? "account" : "domain"
+                #expect(answer.text.contains("member \\\"\(member)\\\" appears more than once"), "\(answer.text)")
+            }
+            let nested = try fixture.call(
+                "POST", "/v1/owner/session", body: Data(#"{"challenge": "a", "proof": "b", "proof": "c"}"#.utf8))
+            #expect(nested.status == 400 && nested.errorCode == "invalid-json", "owner routes too: \(nested.text)")
+        }
+    }
+
+    @Test(
+        "/metrics on the TLS listener needs an app token, unless --metrics-without-token; the owner's routes are refused there"
+    )
+    func tcpListener() async throws {
+        for open in [false, true] {
+            try await ServiceFixture.with { fixture in
+                let ca = try TestCertificateAuthority()
+                let caFile = try ca.writePEM(into: fixture.gated.directory, name: "service-ca.pem")
+                let files = try ca.issue(for: ["localhost"]).writePEM(into: fixture.gated.directory, name: "service")
+                let port = try ServiceTLSTests.freePort()
+                try fixture.start(
+                    ["--listen", "127.0.0.1:\(port)", "--tls-cert", files.certificate, "--tls-key", files.key]
+                        + (open ? ["--metrics-without-token"] : []))
+                let token = try fixture.token()
+                func curl(_ method: String, _ path: String, token: String? = nil) throws -> String {
+                    var arguments = ["-s", "--cacert", caFile, "-X", method, "-w", "\n%{http_code}"]
+                    if method == "POST" { arguments += ["-H", "Content-Type: application/json", "-d", "{}"] }
+                    if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
+                    return try Self.run("/usr/bin/curl", arguments + ["https://localhost:\(port)\(path)"]).output
+                }
+                let anonymous = try curl("GET", "/metrics")
+                if open {
+                    #expect(anonymous.hasSuffix("\n200"), "\(anonymous)")
+                } else {
+                    #expect(anonymous.hasSuffix("\n401") && anonymous.contains("invalid-token"), "\(anonymous)")
+                    #expect(try curl("GET", "/metrics", token: token).hasSuffix("\n200"))
+                }
+                #expect(try fixture.call("GET", "/metrics").status == 200, "open to the owner's uid on the socket")
+                for (method, path) in [
+                    ("POST", "/v1/lock"), ("POST", "/v1/unlock"), ("GET", "/v1/consent/next"),
+                    ("POST", "/v1/consent/answer"), ("POST", "/v1/owner/challenge"), ("POST", "/v1/owner/session"),
+                ] {
+                    let answer = try curl(method, path)
+                    #expect(answer.hasSuffix("\n403") && answer.contains("owner-only"), "\(path) on TCP: \(answer)")
+                }
+            }
+        }
+    }
+
+    /// Runs a program to its end and returns its exit status and standard output.
+    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
