@@ -11,6 +11,8 @@ struct APIError: Error, Sendable {
     let status: HTTPResponse.Status
     let code: String
     let message: String
+    /// The methods a path takes, for a 405's `Allow` header.
+    var allow: [HTTPRequest.Method] = []
 
     /// The condition of a library error, with the status DESIGN.md gives it.
     init(_ error: SharedWebCredentialsError) {
@@ -66,6 +68,9 @@ struct APIError: Error, Sendable {
     /// What is wrong with a JSON body, by its path, without any of its values.
     static func describe(_ error: DecodingError) -> String {
         switch error {
+        case .dataCorrupted(let context) where context.debugDescription.hasPrefix("Additional properties"):
+            return
+                "unknown member \"\(path(context.codingPath))\": API/openapi.yaml lists the members this route takes"
         case .dataCorrupted(let context):
             return context.codingPath.isEmpty
                 ? "it does not parse"
@@ -122,6 +127,34 @@ enum ServiceLimits {
     static let maximumBodySize = 64 * 1024
     /// The most passwords one generate call returns.
     static let maximumGenerateCount = 1000
+    /// The longest account, password or password rules, in Unicode scalars (as JSON Schema's
+    /// `maxLength` counts), as API/openapi.yaml documents.
+    static let maximumFieldLength = 4096
+
+    /// Refuses `text` when it is shorter than `minimum` or longer than ``maximumFieldLength``.
+    static func requireLength(_ text: String?, of field: String, minimum: Int = 1) throws(APIError) {
+        guard let text else { return }
+        let length = text.unicodeScalars.count
+        guard length >= minimum, length <= maximumFieldLength else {
+            throw APIError(
+                status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
+                message: length < minimum
+                    ? "\(field) is empty: give at least one character"
+                    : "\(field) is \(length) characters long; the most is \(maximumFieldLength)")
+        }
+    }
+}
+
+/// The paths of API/openapi.yaml and the methods each takes: a known path asked with another
+/// method is 405 with an `Allow` header, not 404 (RFC 9110). ServiceContractTests checks this
+/// table against the document.
+enum ServiceRoutes {
+    static let methods: [String: [HTTPRequest.Method]] = [
+        "/v1/health": [.get], "/metrics": [.get], "/v1/credentials/request": [.post],
+        "/v1/credentials": [.put, .delete], "/v1/passwords/generate": [.post], "/v1/associations": [.get],
+        "/v1/lock": [.post], "/v1/unlock": [.post], "/v1/consent/next": [.get], "/v1/consent/answer": [.post],
+        "/v1/owner/challenge": [.post], "/v1/owner/session": [.post],
+    ]
 }
 
 /// The JSON the service writes: sorted keys, unescaped slashes, compact, as the CLI prints.

@@ -31,10 +31,11 @@ struct RequestScope: Sendable {
 
 /// Reads a request's whole body before any decoder sees it, within the limits of the service:
 /// JSON only (415 otherwise, missing `Content-Type` included), at most 64 KiB (413), all of it
-/// within the body timeout (408), so that a slow or huge body never ties up a handler; and I-JSON
+/// within the body timeout (408), so that a slow or huge body never ties up a handler; I-JSON
 /// only (400 `invalid-json` naming a member repeated in one object), so that no reader can take
-/// another of two same-named members than the gate did. Then it runs the route inside the
-/// request's ``RequestScope``.
+/// another of two same-named members than the gate did; and no null, which the document never
+/// allows (the generated decoder would read it as an absent member). Then it runs the route
+/// inside the request's ``RequestScope``.
 struct RequestBodyMiddleware: RouterMiddleware {
     typealias Context = ServiceRequestContext
 
@@ -47,16 +48,43 @@ struct RequestBodyMiddleware: RouterMiddleware {
         if Self.hasBody(request) {
             guard Self.isJSON(request.headers[.contentType]) else { throw APIError.unsupportedMediaType }
             let body = try await collectBody(request)
+            let value: JSONValue
             do {
-                try IJSON.validate(Array(body.readableBytesView))
+                value = try IJSON.parse(Array(body.readableBytesView))
             } catch {
                 throw APIError.invalidJSON(error.message)
+            }
+            if let member = Self.nullMember(in: value) {
+                throw APIError.invalidJSON(
+                    "\"\(member)\" is null: leave an optional member out instead (API/openapi.yaml has no nullable member)"
+                )
             }
             request.body = .init(buffer: body)
         }
         let scope = RequestScope(
             authorization: request.headers[.authorization], channel: context.channel, peer: context.peer)
         return try await RequestScope.$current.withValue(scope) { try await next(request, context) }
+    }
+
+    /// The path of the first member whose value is null, if any (`a.b[2].c`).
+    static func nullMember(in value: JSONValue, at path: String = "") -> String? {
+        switch value {
+        case .null:
+            return path
+        case .object(let members):
+            for member in members {
+                let child = path.isEmpty ? member.key : "\(path).\(member.key)"
+                if let found = nullMember(in: member.value, at: child) { return found }
+            }
+            return nil
+        case .array(let elements):
+            for (index, element) in elements.enumerated() {
+                if let found = nullMember(in: element, at: "\(path)[\(index)]") { return found }
+            }
+            return nil
+        case .string, .number, .bool:
+            return nil
+        }
     }
 
     /// Whether the request sends a body: a length above zero, or chunked.

@@ -119,6 +119,7 @@ struct ServiceMiddleware: RouterMiddleware {
     static func response(for error: APIError) -> Response {
         var headers: HTTPFields = [.contentType: "application/json"]
         if error.status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        if !error.allow.isEmpty { headers[.allow] = error.allow.map(\.rawValue).joined(separator: ", ") }
         return Response(status: error.status, headers: headers, body: .init(byteBuffer: .init(bytes: error.body)))
     }
 
@@ -145,14 +146,19 @@ struct ServiceMiddleware: RouterMiddleware {
 
     private static func apiError(for status: HTTPResponse.Status, request: Request) -> APIError {
         switch status {
-        case .notFound:
+        case .notFound, .methodNotAllowed:
+            if let methods = ServiceRoutes.methods[request.uri.path] {
+                var error = APIError(
+                    status: .methodNotAllowed, code: "method-not-allowed",
+                    message:
+                        "\(request.uri.path) does not take \(request.method.rawValue); it takes \(methods.map(\.rawValue).joined(separator: ", ")): see API/openapi.yaml"
+                )
+                error.allow = methods
+                return error
+            }
             return APIError(
                 status: .notFound, code: "no-route",
                 message: "no route \(request.method.rawValue) \(request.uri.path): see API/openapi.yaml")
-        case .methodNotAllowed:
-            return APIError(
-                status: .methodNotAllowed, code: "method-not-allowed",
-                message: "\(request.uri.path) does not take \(request.method.rawValue): see API/openapi.yaml")
         case .contentTooLarge:
             return .bodyTooLarge
         default:

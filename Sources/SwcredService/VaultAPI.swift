@@ -70,6 +70,7 @@ struct VaultAPI: APIProtocol {
     ) async throws -> Operations.RequestCredentials.Output {
         guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
         let caller = try await authenticate(permission: .request, claimedApp: body.app)
+        try ServiceLimits.requireLength(body.account, of: "account")
         let domain = try body.domain.map(parseDomain)
         if body.includeShared == true && domain == nil {
             throw APIError(
@@ -100,6 +101,8 @@ struct VaultAPI: APIProtocol {
     func saveCredential(_ input: Operations.SaveCredential.Input) async throws -> Operations.SaveCredential.Output {
         guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
         let caller = try await authenticate(permission: .add, claimedApp: body.app)
+        try ServiceLimits.requireLength(body.account, of: "account")
+        try ServiceLimits.requireLength(body.password, of: "password")
         let domain = try parseDomain(body.domain)
         let password = SecureBytes(utf8: body.password)
         let outcome = try await answeringPreview(confirmed: body.confirmed) {
@@ -117,6 +120,7 @@ struct VaultAPI: APIProtocol {
     ) async throws -> Operations.DeleteCredential.Output {
         guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
         let caller = try await authenticate(permission: .delete, claimedApp: body.app)
+        try ServiceLimits.requireLength(body.account, of: "account")
         let domain = try parseDomain(body.domain)
         let outcome = try await answeringPreview(confirmed: body.confirmed) {
             try await gated(.delete) {
@@ -133,6 +137,7 @@ struct VaultAPI: APIProtocol {
     ) async throws -> Operations.GeneratePasswords.Output {
         guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
         let caller = try await authenticate(permission: .generate, claimedApp: body.app)
+        try ServiceLimits.requireLength(body.rules, of: "rules", minimum: 0)
         let count = body.count ?? 1
         guard (1...ServiceLimits.maximumGenerateCount).contains(count) else {
             throw APIError(

@@ -6,6 +6,8 @@
 //   VaultTestClient count VAULT                 prints the number of credentials
 //   VaultTestClient churn VAULT ACCOUNTS        adds and updates credentials until killed (see Churn.swift)
 //   VaultTestClient load VAULT SECONDS OUT      mixed lookups and upserts for SECONDS (see Load.swift)
+//   VaultTestClient owner-proof VAULT CHALLENGE prints the owner proof for a service challenge
+//                                               (base64url), for Scripts/api-contract
 //
 // The secret comes from SWCRED_PASSPHRASE, or SWCRED_KEY_FILE for key-file vaults.
 import Foundation
@@ -47,6 +49,11 @@ func run(_ arguments: [String]) throws {
             throw SharedWebCredentialsError(.itemNotFound, "no matching items found")
         }
         print(credential.password.exposedString())
+    case ("owner-proof", 3):
+        guard let challenge = OwnerProof.bytes(fromText: arguments[2]) else {
+            throw SharedWebCredentialsError(.invalidInput, "CHALLENGE is not base64url")
+        }
+        print(OwnerProof.text(vault.ownerProof(answering: challenge)))
     case ("count", 2):
         print(try vault.credentials.count())
     case ("churn", 3):

@@ -18,6 +18,9 @@ import SwcredAPI
 /// session from /v1/owner/session for the consent routes). The owner's routes are served only
 /// on the Unix socket and only to the service's own uid. Every JSON body is read as I-JSON
 /// (RFC 7493): a member name repeated in one object is refused (400 invalid-json, naming it).
+/// Request bodies are refused when they carry a member their schema does not list
+/// (additionalProperties: false) or a null anywhere (leave an optional member out instead). A
+/// path the document lists, asked with another method, is 405 with an Allow header.
 ///
 internal struct Client: APIProtocol {
     /// The underlying HTTP client.

@@ -346,26 +346,28 @@ public enum IJSON {
         public let repeatedMember: String?
     }
 
-    /// Throws when `bytes` is not one strict JSON value, or when an object in it repeats a
-    /// member name (the first such name is reported).
-    public static func validate(_ bytes: [UInt8]) throws(Violation) {
+    /// The value `bytes` holds; throws when it is not one strict JSON value, or when an object in
+    /// it repeats a member name (the first such name is reported).
+    @discardableResult
+    public static func parse(_ bytes: [UInt8]) throws(Violation) -> JSONValue {
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw Violation(message: "the text is not valid UTF-8, which JSON must be", repeatedMember: nil)
         }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
             throw Violation(message: "the text starts with a byte-order mark, which JSON must not", repeatedMember: nil)
         }
-        let duplicates: [StrictJSONParser.SyntaxError]
+        let parsed: (value: JSONValue, duplicates: [StrictJSONParser.SyntaxError])
         do {
-            duplicates = try StrictJSONParser.parse(bytes).duplicates
+            parsed = try StrictJSONParser.parse(bytes)
         } catch {
             throw Violation(message: error.message, repeatedMember: nil)
         }
-        if let first = duplicates.first, let member = first.member {
+        if let first = parsed.duplicates.first, let member = first.member {
             throw Violation(
                 message:
                     "the member \"\(member)\" appears more than once in one object: send each member once (I-JSON, RFC 7493)",
                 repeatedMember: member)
         }
+        return parsed.value
     }
 }

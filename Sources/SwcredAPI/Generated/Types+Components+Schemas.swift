@@ -93,21 +93,37 @@ extension Components {
                 case passphraseInEnvironment = "passphrase_in_environment"
             }
         }
+        /// An app identifier: TEAMID.bundle.id (ten upper-case letters or digits, a dot, the bundle ID), or android:package.name.
+        ///
+        /// - Remark: Generated from `#/components/schemas/AppID`.
+        package typealias AppID = Swift.String
+        /// A host name with at least one dot, letters, digits and hyphens in labels of 1 to 63 characters, a top-level label that starts with a letter, and an optional :port (1 to 65535; 443 is the default). The service also takes internationalised names (in Unicode or xn-- form) and, for developer-mode entitlements, IP addresses and localhost.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Domain`.
+        package typealias Domain = Swift.String
+        /// An account name, as the site knows it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Account`.
+        package typealias Account = Swift.String
+        /// A password; never echoed in any error.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Password`.
+        package typealias Password = Swift.String
         /// - Remark: Generated from `#/components/schemas/CredentialRequest`.
         package struct CredentialRequest: Codable, Hashable, Sendable {
             /// When given, must be the token's app (else 401).
             ///
             /// - Remark: Generated from `#/components/schemas/CredentialRequest/app`.
-            package var app: Swift.String?
+            package var app: Components.Schemas.AppID?
             /// host or host:port; without it every approved domain is searched.
             ///
             /// - Remark: Generated from `#/components/schemas/CredentialRequest/domain`.
-            package var domain: Swift.String?
+            package var domain: Components.Schemas.Domain?
             /// Only this account (exact match).
             ///
             /// - Remark: Generated from `#/components/schemas/CredentialRequest/account`.
-            package var account: Swift.String?
-            /// With domain: also the domains sharing its sign-in.
+            package var account: Components.Schemas.Account?
+            /// Only with domain: also the domains sharing its sign-in.
             ///
             /// - Remark: Generated from `#/components/schemas/CredentialRequest/include_shared`.
             package var includeShared: Swift.Bool?
@@ -117,11 +133,11 @@ extension Components {
             ///   - app: When given, must be the token's app (else 401).
             ///   - domain: host or host:port; without it every approved domain is searched.
             ///   - account: Only this account (exact match).
-            ///   - includeShared: With domain: also the domains sharing its sign-in.
+            ///   - includeShared: Only with domain: also the domains sharing its sign-in.
             package init(
-                app: Swift.String? = nil,
-                domain: Swift.String? = nil,
-                account: Swift.String? = nil,
+                app: Components.Schemas.AppID? = nil,
+                domain: Components.Schemas.Domain? = nil,
+                account: Components.Schemas.Account? = nil,
                 includeShared: Swift.Bool? = nil
             ) {
                 self.app = app
@@ -135,17 +151,42 @@ extension Components {
                 case account
                 case includeShared = "include_shared"
             }
+            package init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.app = try container.decodeIfPresent(
+                    Components.Schemas.AppID.self,
+                    forKey: .app
+                )
+                self.domain = try container.decodeIfPresent(
+                    Components.Schemas.Domain.self,
+                    forKey: .domain
+                )
+                self.account = try container.decodeIfPresent(
+                    Components.Schemas.Account.self,
+                    forKey: .account
+                )
+                self.includeShared = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .includeShared
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "app",
+                    "domain",
+                    "account",
+                    "include_shared"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/CredentialSave`.
         package struct CredentialSave: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/CredentialSave/app`.
-            package var app: Swift.String?
+            package var app: Components.Schemas.AppID?
             /// - Remark: Generated from `#/components/schemas/CredentialSave/domain`.
-            package var domain: Swift.String
+            package var domain: Components.Schemas.Domain
             /// - Remark: Generated from `#/components/schemas/CredentialSave/account`.
-            package var account: Swift.String
+            package var account: Components.Schemas.Account
             /// - Remark: Generated from `#/components/schemas/CredentialSave/password`.
-            package var password: Swift.String
+            package var password: Components.Schemas.Password
             /// false: only say what the change would be. A real change is answered needs-confirmation with its change (add, update or delete) and is not made; a no-op is answered as such. A client asks its user, then sends the request again with true.
             ///
             /// - Remark: Generated from `#/components/schemas/CredentialSave/confirmed`.
@@ -159,10 +200,10 @@ extension Components {
             ///   - password:
             ///   - confirmed: false: only say what the change would be. A real change is answered needs-confirmation with its change (add, update or delete) and is not made; a no-op is answered as such. A client asks its user, then sends the request again with true.
             package init(
-                app: Swift.String? = nil,
-                domain: Swift.String,
-                account: Swift.String,
-                password: Swift.String,
+                app: Components.Schemas.AppID? = nil,
+                domain: Components.Schemas.Domain,
+                account: Components.Schemas.Account,
+                password: Components.Schemas.Password,
                 confirmed: Swift.Bool? = nil
             ) {
                 self.app = app
@@ -178,15 +219,45 @@ extension Components {
                 case password
                 case confirmed
             }
+            package init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.app = try container.decodeIfPresent(
+                    Components.Schemas.AppID.self,
+                    forKey: .app
+                )
+                self.domain = try container.decode(
+                    Components.Schemas.Domain.self,
+                    forKey: .domain
+                )
+                self.account = try container.decode(
+                    Components.Schemas.Account.self,
+                    forKey: .account
+                )
+                self.password = try container.decode(
+                    Components.Schemas.Password.self,
+                    forKey: .password
+                )
+                self.confirmed = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .confirmed
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "app",
+                    "domain",
+                    "account",
+                    "password",
+                    "confirmed"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/CredentialDelete`.
         package struct CredentialDelete: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/CredentialDelete/app`.
-            package var app: Swift.String?
+            package var app: Components.Schemas.AppID?
             /// - Remark: Generated from `#/components/schemas/CredentialDelete/domain`.
-            package var domain: Swift.String
+            package var domain: Components.Schemas.Domain
             /// - Remark: Generated from `#/components/schemas/CredentialDelete/account`.
-            package var account: Swift.String
+            package var account: Components.Schemas.Account
             /// false: only say what the change would be. A real change is answered needs-confirmation with its change (add, update or delete) and is not made; a no-op is answered as such. A client asks its user, then sends the request again with true.
             ///
             /// - Remark: Generated from `#/components/schemas/CredentialDelete/confirmed`.
@@ -199,9 +270,9 @@ extension Components {
             ///   - account:
             ///   - confirmed: false: only say what the change would be. A real change is answered needs-confirmation with its change (add, update or delete) and is not made; a no-op is answered as such. A client asks its user, then sends the request again with true.
             package init(
-                app: Swift.String? = nil,
-                domain: Swift.String,
-                account: Swift.String,
+                app: Components.Schemas.AppID? = nil,
+                domain: Components.Schemas.Domain,
+                account: Components.Schemas.Account,
                 confirmed: Swift.Bool? = nil
             ) {
                 self.app = app
@@ -215,16 +286,43 @@ extension Components {
                 case account
                 case confirmed
             }
+            package init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.app = try container.decodeIfPresent(
+                    Components.Schemas.AppID.self,
+                    forKey: .app
+                )
+                self.domain = try container.decode(
+                    Components.Schemas.Domain.self,
+                    forKey: .domain
+                )
+                self.account = try container.decode(
+                    Components.Schemas.Account.self,
+                    forKey: .account
+                )
+                self.confirmed = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .confirmed
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "app",
+                    "domain",
+                    "account",
+                    "confirmed"
+                ])
+            }
         }
+        /// style goes without rules and without domain: the rules, or the site's, choose the style; a body with style and either is refused (invalid-input). (JSON Schema's `not` would say so, but swift-openapi-generator drops a schema that uses it.)
+        ///
         /// - Remark: Generated from `#/components/schemas/Generate`.
         package struct Generate: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Generate/app`.
-            package var app: Swift.String?
+            package var app: Components.Schemas.AppID?
             /// Gated; the site's password rules apply unless rules is given.
             ///
             /// - Remark: Generated from `#/components/schemas/Generate/domain`.
-            package var domain: Swift.String?
-            /// Password Rules, e.g. "minlength: 12; required: digit;".
+            package var domain: Components.Schemas.Domain?
+            /// Password Rules, e.g. "minlength: 12; required: digit;". Unknown properties are ignored, as Safari does; rules that no password can meet are refused (invalid-input).
             ///
             /// - Remark: Generated from `#/components/schemas/Generate/rules`.
             package var rules: Swift.String?
@@ -244,12 +342,12 @@ extension Components {
             /// - Parameters:
             ///   - app:
             ///   - domain: Gated; the site's password rules apply unless rules is given.
-            ///   - rules: Password Rules, e.g. "minlength: 12; required: digit;".
+            ///   - rules: Password Rules, e.g. "minlength: 12; required: digit;". Unknown properties are ignored, as Safari does; rules that no password can meet are refused (invalid-input).
             ///   - style:
             ///   - count:
             package init(
-                app: Swift.String? = nil,
-                domain: Swift.String? = nil,
+                app: Components.Schemas.AppID? = nil,
+                domain: Components.Schemas.Domain? = nil,
                 rules: Swift.String? = nil,
                 style: Components.Schemas.Generate.StylePayload? = nil,
                 count: Swift.Int? = nil
@@ -266,6 +364,36 @@ extension Components {
                 case rules
                 case style
                 case count
+            }
+            package init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.app = try container.decodeIfPresent(
+                    Components.Schemas.AppID.self,
+                    forKey: .app
+                )
+                self.domain = try container.decodeIfPresent(
+                    Components.Schemas.Domain.self,
+                    forKey: .domain
+                )
+                self.rules = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .rules
+                )
+                self.style = try container.decodeIfPresent(
+                    Components.Schemas.Generate.StylePayload.self,
+                    forKey: .style
+                )
+                self.count = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .count
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "app",
+                    "domain",
+                    "rules",
+                    "style",
+                    "count"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/Credential`.
@@ -513,6 +641,21 @@ extension Components {
                 case id
                 case approve
             }
+            package init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.id = try container.decode(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self.approve = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .approve
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "id",
+                    "approve"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/OwnerChallenge`.
         package struct OwnerChallenge: Codable, Hashable, Sendable {
@@ -567,6 +710,21 @@ extension Components {
                 case challenge
                 case proof
             }
+            package init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.challenge = try container.decode(
+                    Swift.String.self,
+                    forKey: .challenge
+                )
+                self.proof = try container.decode(
+                    Swift.String.self,
+                    forKey: .proof
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "challenge",
+                    "proof"
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/OwnerSession`.
         package struct OwnerSession: Codable, Hashable, Sendable {
@@ -595,6 +753,8 @@ extension Components {
                 case expiresIn = "expires_in"
             }
         }
+        /// Exactly one of passphrase and key_file.
+        ///
         /// - Remark: Generated from `#/components/schemas/Unlock`.
         package struct Unlock: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Unlock/passphrase`.
@@ -616,6 +776,21 @@ extension Components {
             package enum CodingKeys: String, CodingKey {
                 case passphrase
                 case keyFile = "key_file"
+            }
+            package init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.passphrase = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .passphrase
+                )
+                self.keyFile = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .keyFile
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "passphrase",
+                    "key_file"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/Error`.

@@ -1522,12 +1522,12 @@ package enum Operations {
                 /// When given, must be the token's app.
                 ///
                 /// - Remark: Generated from `#/paths/v1/associations/GET/query/app`.
-                package var app: Swift.String?
+                package var app: Components.Schemas.AppID?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - app: When given, must be the token's app.
-                package init(app: Swift.String? = nil) {
+                package init(app: Components.Schemas.AppID? = nil) {
                     self.app = app
                 }
             }

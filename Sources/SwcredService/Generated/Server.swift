@@ -1207,7 +1207,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                     style: .form,
                     explode: true,
                     name: "app",
-                    as: Swift.String.self
+                    as: Components.Schemas.AppID.self
                 ))
                 let headers: Operations.Associations.Input.Headers = .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields))
                 return Operations.Associations.Input(
