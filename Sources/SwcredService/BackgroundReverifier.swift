@@ -49,7 +49,7 @@ struct BackgroundReverifier: Service {
         let records = try checks.map { check in
             policy.apply(check, to: try vault.associations.record(app: check.app, entry: check.entry), at: checkedAt)
         }
-        try vault.associations.save(records)
+        try vault.associations.save(records, by: .service)
         return records.count
     }
 }

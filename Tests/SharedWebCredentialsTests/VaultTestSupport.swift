@@ -19,17 +19,23 @@ enum VaultTestSupport {
     }
 
     /// Stores a fresh approval of `app` by each `webcredentials:` entry's site, due for a re-check
-    /// in a day, as a verification would: for tests about the gate, not about fetching.
+    /// in a day, as a verification would: for tests about the gate, not about fetching. Written
+    /// without the `verdict-change` entry a verification appends, so that the audit log of a test
+    /// holds only the entries of what it does.
     static func approve(_ app: ApplicationIdentifier, for entries: [String], in vault: Vault) throws {
         let now = Date()
-        try vault.associations.save(
-            try entries.map { entry in
-                AssociationRecord(
-                    service: .webcredentials, app: app,
-                    domain: AssociationStore.domainKey(for: try AssociatedDomainEntry(entry)), verdict: .approved,
-                    checkedAt: now, nextCheck: now + 86_400, lastError: nil, retryCount: 0, documentDigest: nil,
-                    approvedAt: now)
-            })
+        let records = try entries.map { entry in
+            AssociationRecord(
+                service: .webcredentials, app: app,
+                domain: AssociationStore.domainKey(for: try AssociatedDomainEntry(entry)), verdict: .approved,
+                checkedAt: now, nextCheck: now + 86_400, lastError: nil, retryCount: 0, documentDigest: nil,
+                approvedAt: now)
+        }
+        try vault.write { db, keys in
+            for record in records {
+                try AuthenticatedTable.associations.write(AssociationStore.values(of: record), db: db, keys: keys)
+            }
+        }
     }
 
     /// Opens a vault with a passphrase given as a string.

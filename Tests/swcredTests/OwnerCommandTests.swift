@@ -142,6 +142,7 @@ struct OwnerCommandTests {
         #expect(
             Set(entries[0].keys) == [
                 "seq", "time", "actor", "operation", "outcome", "error", "domain", "account", "app", "released",
+                "detail",
             ])
         #expect(entries.allSatisfy { $0["actor"] as? String == "owner" && $0["outcome"] as? String == "done" })
         #expect(entries[2]["account"] as? String == "alicia" && entries[2]["domain"] as? String == "example.com")

@@ -16,7 +16,8 @@ public struct AppTokenStore: Sendable {
     }
 
     /// Creates a token for a registered app and returns it with its secret text, which is not
-    /// stored anywhere: show it to the owner once.
+    /// stored anywhere: show it to the owner once. Appends a `token-create` entry to the audit log
+    /// in the same transaction (its id and grant, never the token or its hash).
     ///
     /// - Throws: `missingEntitlement` when the app is not registered, `invalidInput` for an
     ///   empty permission set or an expiry that is not after `now`.
@@ -49,6 +50,10 @@ public struct AppTokenStore: Sendable {
                     consent.rawValue, Self.seconds(record.createdAt), record.expiresAt.map(Self.seconds),
                     Data(Self.mac(record, tokenHash: hash, keys: keys)),
                 ])
+            try AuditChain.append(
+                AuditEvent(
+                    actor: .owner, operation: .tokenCreate, app: app.description, detail: Self.auditDetail(record)),
+                at: Date(), db: db, keys: keys, path: vault.path)
         }
         return IssuedAppToken(record: record, token: AppTokenFormat.encode(random))
     }
@@ -69,13 +74,31 @@ public struct AppTokenStore: Sendable {
         }
     }
 
-    /// Deletes the token with this id; returns whether there was one.
+    /// Deletes the token with this id; returns whether there was one. A revocation appends a
+    /// `token-revoke` entry to the audit log in the same transaction (the token's id and grant).
     @discardableResult
     public func revoke(id: String) throws -> Bool {
-        try vault.write { db, _ in
+        try vault.write { db, keys -> Bool in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM app_tokens WHERE id = ?", arguments: [id]) else {
+                return false
+            }
+            // A row that fails its MAC is revoked all the same; its entry says so instead of
+            // repeating a grant that cannot be trusted.
+            let record = try? verified(row, db: db, keys: keys)
             try db.execute(sql: "DELETE FROM app_tokens WHERE id = ?", arguments: [id])
-            return db.changesCount > 0
+            try AuditChain.append(
+                AuditEvent(
+                    actor: .owner, operation: .tokenRevoke, app: record?.app.description ?? (row["app"] as String?),
+                    detail: record.map(Self.auditDetail) ?? "token \(id); its stored row failed authentication"),
+                at: Date(), db: db, keys: keys, path: vault.path)
+            return true
         }
+    }
+
+    /// What a token's audit entries say about it: its id and grant, never the token or its hash.
+    static func auditDetail(_ record: AppTokenRecord) -> String {
+        "token \(record.id); permissions \(AppPermission.listText(record.permissions)); expires "
+            + (record.expiresAt.map { $0.formatted(.iso8601) } ?? "never") + "; consent \(record.consent.rawValue)"
     }
 
     /// The record of the token whose text is `token`, if it is well formed, stored, intact and

@@ -91,7 +91,7 @@ public struct AssociationGate: Sendable {
             let previous = try store.record(app: app.identifier, entry: check.entry)
             results.append((policy.apply(check, to: previous, at: time), check))
         }
-        try store.save(results.map(\.record))
+        try store.save(results.map(\.record), by: .owner)
         return results
     }
 
@@ -112,7 +112,8 @@ public struct AssociationGate: Sendable {
         if let cached, !policy.isDue(cached, at: now()) { return cached }
         let check = await verifier.verify([(app, entry)])[0]
         let record = policy.apply(check, to: cached, at: now())
-        try store.save(record)
+        // A check the app's own operation set off: a changed verdict is recorded as the app's.
+        try store.save(record, by: .app(app))
         return record
     }
 }

@@ -32,18 +32,46 @@ public struct AssociationStore: Sendable {
         }
     }
 
-    /// Inserts or replaces `record`.
-    public func save(_ record: AssociationRecord) throws {
-        try save([record])
+    /// Inserts or replaces `record`, auditing a changed verdict as saving a list of records does.
+    public func save(_ record: AssociationRecord, by actor: AuditActor = .owner) throws {
+        try save([record], by: actor)
     }
 
     /// Inserts or replaces many records in one transaction.
-    public func save(_ records: [AssociationRecord]) throws {
+    ///
+    /// Every record whose verdict differs from the one stored for its (service, app, domain),
+    /// the first verdict stored for it included, appends a `verdict-change` entry as `actor` in
+    /// the same transaction: the app, the domain, and as detail the service and both verdicts
+    /// (`webcredentials: unverified → approved`; `none` before the first, `untrusted` for a row
+    /// that failed authentication). An unchanged verdict appends nothing, however often it is
+    /// re-checked. `actor` is ``AuditActor/owner`` for `swcred verify`, ``AuditActor/service``
+    /// for the service's background re-verifier, the app for a check its request set off.
+    public func save(_ records: [AssociationRecord], by actor: AuditActor = .owner) throws {
         try vault.write { db, keys in
             for record in records {
+                let previous = try Self.storedVerdict(of: record, db: db, keys: keys)
                 try Self.table.write(Self.values(of: record), db: db, keys: keys)
+                if previous != record.verdict.rawValue {
+                    try AuditChain.append(
+                        AuditEvent(
+                            actor: actor, operation: .verdictChange, domain: record.domain, app: record.app.description,
+                            detail: "\(record.service.rawValue): \(previous) → \(record.verdict.rawValue)"),
+                        at: Date(), db: db, keys: keys, path: vault.path)
+                }
             }
         }
+    }
+
+    /// The verdict stored for the (service, app, domain) of `record`, as its audit entry names it:
+    /// the raw value, `none` when nothing is stored, `untrusted` when the row fails authentication.
+    private static func storedVerdict(of record: AssociationRecord, db: Database, keys: VaultKeys) throws -> String {
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(sql: "\(table.select) WHERE service = ? AND app = ? AND domain = ?"),
+                arguments: [record.service.rawValue, record.app.description, record.domain])
+        else { return "none" }
+        guard table.isAuthentic(row, keys: keys), let verdict = row["verdict"] as String? else { return "untrusted" }
+        return verdict
     }
 
     /// Every trusted record, optionally only those of one app, ordered by app, service and
@@ -86,7 +114,7 @@ public struct AssociationStore: Sendable {
     }
 
     /// The column values of `record`, in `AuthenticatedTable.associations` order.
-    private static func values(of record: AssociationRecord) -> [DatabaseValue] {
+    static func values(of record: AssociationRecord) -> [DatabaseValue] {
         [
             record.service.rawValue.databaseValue, record.app.description.databaseValue,
             record.domain.databaseValue, record.verdict.rawValue.databaseValue, record.checkedAt.databaseValue,

@@ -12,8 +12,8 @@ import GRDB
 /// - The head (the last sequence number and tag) carries a MAC bound to the key id, so cutting
 ///   entries off the end is caught too; the anchor (where the kept entries start, after a prune)
 ///   is sealed the same way.
-/// - The domain, account, app and released credentials are sealed (XChaCha20-Poly1305 under the
-///   record key, bound to the sequence number), like every other record.
+/// - The domain, account, app, released credentials and detail are sealed (XChaCha20-Poly1305
+///   under the record key, bound to the sequence number), like every other record.
 enum AuditChain {
     /// A point in the chain: a sequence number and the tag of the entry there (the anchor of a
     /// chain with nothing pruned is sequence 0 with an all-zero tag).
@@ -132,7 +132,8 @@ enum AuditChain {
             sequence: sequence, date: Date(timeIntervalSince1970: Double(milliseconds) / 1000),
             event: AuditEvent(
                 actor: AuditActor(name: actor), operation: operation, domain: subject.domain,
-                account: subject.account, app: subject.app, released: subject.released, outcome: outcome))
+                account: subject.account, app: subject.app, released: subject.released, outcome: outcome,
+                detail: subject.detail))
     }
 
     // MARK: Verification
@@ -258,30 +259,36 @@ enum AuditChain {
     }
 }
 
-/// The sealed part of an audit entry: domain, account, app and released credentials.
+/// The sealed part of an audit entry: domain, account, app, released credentials and detail.
 ///
 /// Encoded as length-prefixed fields (integers little-endian): domain, account and app each as a
 /// presence byte (0 or 1) then u32 length and UTF-8 bytes, then u32 count of released credentials,
-/// each as domain and account (u32 length, bytes). A request releasing a thousand credentials
-/// encodes in microseconds, where a JSON encoder took milliseconds.
+/// each as domain and account (u32 length, bytes), then, only when there is a detail, a presence
+/// byte 1 and the detail (u32 length, bytes). An entry without a detail (every entry written
+/// before detail existed) ends after the released credentials, so old entries open unchanged and
+/// new entries without a detail are sealed exactly as before. A request releasing a thousand
+/// credentials encodes in microseconds, where a JSON encoder took milliseconds.
 struct AuditSubject {
     var domain: String?
     var account: String?
     var app: String?
     var released: [AuditCredential]
+    var detail: String?
 
     init(_ event: AuditEvent) {
         domain = event.domain
         account = event.account
         app = event.app
         released = event.released
+        detail = event.detail
     }
 
-    private init(domain: String?, account: String?, app: String?, released: [AuditCredential]) {
+    private init(domain: String?, account: String?, app: String?, released: [AuditCredential], detail: String?) {
         self.domain = domain
         self.account = account
         self.app = app
         self.released = released
+        self.detail = detail
     }
 
     /// Sealed under the record key, bound to the entry's sequence number.
@@ -299,6 +306,10 @@ struct AuditSubject {
         for credential in released {
             append(credential.domain)
             append(credential.account)
+        }
+        if let detail {
+            plain.append(1)
+            append(detail)
         }
         defer { plain.withUnsafeMutableBytes { if let base = $0.baseAddress { memset(base, 0, $0.count) } } }
         return AuthenticatedEncryption.seal(
@@ -339,8 +350,17 @@ struct AuditSubject {
                 guard let domain = text(), let account = text() else { return nil }
                 released.append(AuditCredential(domain: domain, account: account))
             }
+            // Entries without a detail (and all written before it existed) end here.
+            var detail: String?
+            if offset < bytes.count {
+                guard bytes[offset] == 1 else { return nil }
+                offset += 1
+                guard let value = text() else { return nil }
+                detail = value
+            }
             guard offset == bytes.count else { return nil }
-            return AuditSubject(domain: optionals[0], account: optionals[1], app: optionals[2], released: released)
+            return AuditSubject(
+                domain: optionals[0], account: optionals[1], app: optionals[2], released: released, detail: detail)
         }
     }
 }

@@ -4,9 +4,10 @@ import Foundation
 ///
 /// Append one with ``CredentialBatch/recordAudit(_:)`` inside the transaction that makes the
 /// change (all or nothing), or with ``AuditLog/append(_:)`` for an operation that changes no
-/// record (a release, a refusal). The domain, the account, the app and the released credentials
-/// are sealed in the entry; the time, actor, operation and outcome are stored in plaintext (they
-/// are what `swcred audit --app/--since/--operation` filters on) and authenticated.
+/// record (a release, a refusal, a consent decision, an unlock). The domain, the account, the
+/// app, the released credentials and the detail are sealed in the entry; the time, actor,
+/// operation and outcome are stored in plaintext (they are what `swcred audit
+/// --app/--since/--operation` filters on) and authenticated.
 public struct AuditEvent: Sendable, Equatable {
     /// Who acted: an app, or the vault owner.
     public var actor: AuditActor
@@ -23,11 +24,16 @@ public struct AuditEvent: Sendable, Equatable {
     public var released: [AuditCredential]
     /// Done, or refused with an error code.
     public var outcome: AuditOutcome
+    /// One line of what else the entry needs to say, sealed like the domain: a token's grant
+    /// (`token ID; permissions request,add; expires never; consent ask`, never the token), a
+    /// verdict change (`webcredentials: unverified → approved`), who consented to a release.
+    /// Nil in entries without one, and in every entry written before detail existed.
+    public var detail: String?
 
     /// An event; `released` only for requests.
     public init(
         actor: AuditActor, operation: AuditOperation, domain: String? = nil, account: String? = nil,
-        app: String? = nil, released: [AuditCredential] = [], outcome: AuditOutcome = .done
+        app: String? = nil, released: [AuditCredential] = [], outcome: AuditOutcome = .done, detail: String? = nil
     ) {
         self.actor = actor
         self.operation = operation
@@ -36,17 +42,23 @@ public struct AuditEvent: Sendable, Equatable {
         self.app = app
         self.released = released
         self.outcome = outcome
+        self.detail = detail
     }
 }
 
-/// Who did an audited operation: `owner` (whoever unlocked the vault with its passphrase or key)
-/// or an app's identifier.
+/// Who did an audited operation: `owner` (whoever unlocked the vault with its passphrase or key),
+/// `service` (`swcred serve` on its own, such as the background re-verifier) or an app's
+/// identifier.
 public struct AuditActor: Sendable, Hashable, CustomStringConvertible {
     /// `owner`, or the app identifier as written (`TEAMID.bundle.id`, `android:package`).
     public let name: String
 
     /// The vault owner.
     public static let owner = AuditActor(name: "owner")
+
+    /// The service acting on its own, for no app and no owner command (the background
+    /// re-verifier storing a verdict).
+    public static let service = AuditActor(name: "service")
 
     /// An app.
     public static func app(_ identifier: ApplicationIdentifier) -> AuditActor {
@@ -92,6 +104,29 @@ public enum AuditOperation: String, Sendable, CaseIterable, Codable {
     case appRemove = "app-remove"
     /// The owner dropped old audit entries.
     case auditPrune = "audit-prune"
+    /// The owner created an app token (detail: its id and grant, never the token).
+    case tokenCreate = "token-create"
+    /// The owner revoked an app token (detail: its id and grant).
+    case tokenRevoke = "token-revoke"
+    /// The owner approved a request of a `--consent ask` token in `swcred consent`.
+    case consentApprove = "consent-approve"
+    /// The owner declined a request of a `--consent ask` token.
+    case consentDecline = "consent-decline"
+    /// A request of a `--consent ask` token was not answered in time (a decline).
+    case consentTimeout = "consent-timeout"
+    /// The owner unlocked the service's vault.
+    case unlock
+    /// An unlock of the service's vault failed (wrong passphrase or key).
+    case unlockFailed = "unlock-failed"
+    /// The owner (or the idle timer) locked the service's vault.
+    case lock
+    /// A stored association verdict changed, or was stored for the first time (detail: the
+    /// service, the old verdict and the new one).
+    case verdictChange = "verdict-change"
+    /// The owner marked a host "never save" (domain: the host).
+    case neverSaveAdd = "never-save-add"
+    /// The owner cleared a host's "never save" mark (domain: the host).
+    case neverSaveRemove = "never-save-remove"
 }
 
 /// How an audited operation ended.

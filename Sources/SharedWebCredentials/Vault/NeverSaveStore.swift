@@ -6,7 +6,8 @@ import GRDB
 public struct NeverSaveStore: Sendable {
     let vault: Vault
 
-    /// Marks `host` (lower-cased). Marking an already marked host changes nothing.
+    /// Marks `host` (lower-cased), with a `never-save-add` audit entry in the same transaction.
+    /// Marking an already marked host changes nothing and records nothing.
     public func mark(_ host: String) throws {
         let host = try Self.normalise(host)
         try vault.write { db, keys, commitment in
@@ -14,6 +15,9 @@ public struct NeverSaveStore: Sendable {
             guard try !Self.contains(db, index: index) else { return }
             try Self.store(db, keys: keys, host: host, createdAt: Int64(Date().timeIntervalSince1970))
             commitment.insertNeverSave(hostIndex: index, keys: keys)
+            try AuditChain.append(
+                AuditEvent(actor: .owner, operation: .neverSaveAdd, domain: host), at: Date(), db: db, keys: keys,
+                path: vault.path)
         }
     }
 
@@ -23,7 +27,8 @@ public struct NeverSaveStore: Sendable {
         return try vault.read { db, keys in try Self.contains(db, index: keys.hostIndex(host)) }
     }
 
-    /// Clears the marker of `host`. Returns whether there was one.
+    /// Clears the marker of `host`, with a `never-save-remove` audit entry in the same
+    /// transaction. Returns whether there was one (none: nothing changed, nothing recorded).
     @discardableResult
     public func clear(_ host: String) throws -> Bool {
         let host = try Self.normalise(host)
@@ -32,6 +37,9 @@ public struct NeverSaveStore: Sendable {
             try db.execute(sql: "DELETE FROM never_save WHERE host_index = ?", arguments: [Data(index)])
             guard db.changesCount > 0 else { return false }
             commitment.removeNeverSave(hostIndex: index, keys: keys)
+            try AuditChain.append(
+                AuditEvent(actor: .owner, operation: .neverSaveRemove, domain: host), at: Date(), db: db, keys: keys,
+                path: vault.path)
             return true
         }
     }

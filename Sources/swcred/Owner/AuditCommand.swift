@@ -10,7 +10,10 @@ struct AuditCommand: ParsableCommand {
         discussion: """
             Every operation done for an app (request, add, update, delete, generate; released, \
             done or refused) and every change the owner makes (item set/remove/rename, passwd, \
-            rekey, app add/remove, audit prune) appends one entry. Entries are chained by keyed \
+            rekey, app add/remove, app token create/revoke, never-save, audit prune) appends one \
+            entry, as does what grants or changes access: consent decisions, unlock and lock in \
+            `swcred serve`, and a stored verdict that changed (`swcred verify`, the service's \
+            re-verifier, or a check an app's request set off). Entries are chained by keyed \
             MACs and the chain's head is sealed, so `swcred audit verify` catches entries that \
             were altered, removed, reordered or cut off the end (exit 9).
             """,
@@ -26,12 +29,14 @@ struct AuditListCommand: ParsableCommand {
         discussion: """
             Output: one line per entry, #SEQ TAB TIME TAB ACTOR TAB OPERATION TAB OUTCOME TAB \
             DOMAIN TAB ACCOUNT, where OUTCOME is done or refused:CODE and a released request adds \
-            a TAB and the credentials it released (DOMAIN ACCOUNT, comma-separated). With --json \
-            [{"seq", "time", "actor", "operation", "outcome", "error", "domain", "account", "app", \
-            "released": [{"domain", "account"}]}].
+            a TAB and the credentials it released (DOMAIN ACCOUNT, comma-separated). An entry with \
+            a detail adds a TAB and the released credentials (- when none) and a TAB and the \
+            detail: a token's id and grant (never the token), a verdict's old and new value. With \
+            --json [{"seq", "time", "actor", "operation", "outcome", "error", "domain", "account", \
+            "app", "released": [{"domain", "account"}], "detail"}].
             """)
 
-    @Option(help: ArgumentHelp("Only entries of this app (or `owner`).", valueName: "app-id"))
+    @Option(help: ArgumentHelp("Only entries of this app (or `owner`, or `service`).", valueName: "app-id"))
     var app: String?
 
     @Option(help: ArgumentHelp("Only entries from this time on: YYYY-MM-DD (UTC) or RFC 3339.", valueName: "date"))
@@ -49,7 +54,9 @@ struct AuditListCommand: ParsableCommand {
     @OptionGroup var vault: VaultOptions
 
     func run() throws {
-        let actor = try app.map { $0 == AuditActor.owner.name ? AuditActor.owner : .app(try ApplicationIdentifier($0)) }
+        let actor = try app.map { name in
+            try [AuditActor.owner, .service].first { $0.name == name } ?? .app(try ApplicationIdentifier(name))
+        }
         let start = try since.map { try AuditDate.parse($0, option: "--since") }
         let kind = try operation.map { name in
             guard let kind = AuditOperation(rawValue: name) else {
@@ -74,9 +81,12 @@ struct AuditListCommand: ParsableCommand {
                 outcome,
                 event.domain ?? event.app ?? "-", event.account ?? "-",
             ]
-            if !event.released.isEmpty {
-                fields.append(event.released.map { "\($0.domain) \($0.account)" }.joined(separator: ", "))
+            if !event.released.isEmpty || event.detail != nil {
+                fields.append(
+                    event.released.isEmpty
+                        ? "-" : event.released.map { "\($0.domain) \($0.account)" }.joined(separator: ", "))
             }
+            if let detail = event.detail { fields.append(detail) }
             for (index, field) in fields.enumerated() {
                 if index > 0 { output.bytes.append(UInt8(ascii: "\t")) }
                 DisplayText.appendTabSeparatedField(field.utf8, to: &output.bytes)
@@ -100,6 +110,7 @@ private struct ListedEntry: Encodable {
     let account: String?
     let app: String?
     let released: [AuditCredential]
+    let detail: String?
 
     init(_ entry: AuditEntry) {
         seq = entry.sequence
@@ -112,6 +123,7 @@ private struct ListedEntry: Encodable {
         account = entry.event.account
         app = entry.event.app
         released = entry.event.released
+        detail = entry.event.detail
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -126,10 +138,11 @@ private struct ListedEntry: Encodable {
         try container.encode(account, forKey: .account)
         try container.encode(app, forKey: .app)
         try container.encode(released, forKey: .released)
+        try container.encode(detail, forKey: .detail)
     }
 
     private enum CodingKeys: String, CodingKey {
-        case seq, time, actor, operation, outcome, error, domain, account, app, released
+        case seq, time, actor, operation, outcome, error, domain, account, app, released, detail
     }
 }
 
