@@ -53,6 +53,9 @@ public struct SharedWebCredentials: Sendable {
     ///     for an Android app, also its other sites whose Digital Asset Links list shares their
     ///     credentials with the domain (a `get_login_creds` statement with the web target
     ///     `https://domain`), each one announced through the vault's warning handler.
+    ///   - confirmRelease: called with the matches after the gate and before anything is released
+    ///     or recorded as released: a consent prompt. It refuses by throwing (the release is then
+    ///     audited as refused with that error's code).
     /// Without a domain, the candidate servers come from the blind indexes of the app's entries
     /// (``CredentialStore/candidates(coveredBy:)``), so the cost follows the app's credentials,
     /// not the size of the vault.
@@ -61,12 +64,14 @@ public struct SharedWebCredentials: Sendable {
     /// - Throws: the gate's errors, `itemNotFound` ("no matching items found"), or the error of
     ///   the audit entry that could not be written (then nothing is released).
     public func request(
-        domain: DomainTarget? = nil, account: String? = nil, includeShared: Bool = false
+        domain: DomainTarget? = nil, account: String? = nil, includeShared: Bool = false,
+        confirmRelease: (([Credential]) async throws -> Void)? = nil
     )
         async throws -> [Credential]
     {
         try await audited(.request, domain: domain, account: account) {
             let matches = try await find(domain: domain, account: account, includeShared: includeShared)
+            try await confirmRelease?(matches)
             try vault.audit.append(
                 event(.request, domain: domain, account: account, released: matches.map(AuditCredential.init)))
             return matches

@@ -5,19 +5,27 @@ import Synchronization
 /// The owner's consent for tokens made with `--consent ask`: a change or a release waits here
 /// until the owner answers in `swcred consent`, or the consent timeout passes (a decline).
 ///
-/// Requests are shown one at a time, oldest first. Like the rest of the owner's routes this is
-/// served on the Unix socket to the service's own uid only: it asks for the owner's intent, it is
-/// not a barrier against code already running as the owner (which could read the service's
-/// memory anyway).
+/// Requests are shown one at a time, oldest first, only to an owner session (``OwnerAuthority``):
+/// an app, even one of the owner's uid, can neither see the queue nor answer its own request.
 final class ConsentBroker: Sendable {
     /// One request waiting for the owner, as `GET /v1/consent/next` shows it.
     typealias Pending = Components.Schemas.ConsentRequest
     /// What a request would do: add, update, delete or release.
     typealias Operation = Components.Schemas.ConsentRequest.OperationPayload
 
+    /// How a request ended.
+    enum Decision: Sendable, Equatable {
+        /// The owner approved it; `answeredBy` says from where.
+        case approved(answeredBy: String)
+        /// The owner declined it.
+        case declined(answeredBy: String)
+        /// Nobody answered within the timeout: a decline.
+        case timedOut
+    }
+
     private struct State {
         var pending: [Pending] = []
-        var answers: [String: Bool] = [:]
+        var answers: [String: Decision] = [:]
     }
 
     private let state = Mutex(State())
@@ -29,8 +37,8 @@ final class ConsentBroker: Sendable {
         self.timeout = timeout
     }
 
-    /// Puts a request to the owner; true only if they approve it before the timeout.
-    func ask(app: String, operation: Operation, domain: String, account: String?) async -> Bool {
+    /// Puts a request to the owner and waits for the answer, or the timeout.
+    func ask(app: String, operation: Operation, domain: String, account: String?) async -> Decision {
         let request = Pending(
             id: UUID().uuidString.lowercased(), app: app, operation: operation, domain: domain, account: account)
         state.withLock { $0.pending.append(request) }
@@ -41,7 +49,7 @@ final class ConsentBroker: Sendable {
         }
         return state.withLock { state in
             state.pending.removeAll { $0.id == request.id }
-            return state.answers.removeValue(forKey: request.id) ?? false
+            return state.answers.removeValue(forKey: request.id) ?? .timedOut
         }
     }
 
@@ -55,12 +63,13 @@ final class ConsentBroker: Sendable {
         return nil
     }
 
-    /// Records the owner's answer; false when no such request waits (answered or timed out).
-    func answer(id: String, approve: Bool) -> Bool {
+    /// Records the owner's answer, given from `answeredBy`; false when no such request waits
+    /// (answered or timed out).
+    func answer(id: String, approve: Bool, answeredBy: String) -> Bool {
         state.withLock { state in
             guard let index = state.pending.firstIndex(where: { $0.id == id }) else { return false }
             state.pending.remove(at: index)
-            state.answers[id] = approve
+            state.answers[id] = approve ? .approved(answeredBy: answeredBy) : .declined(answeredBy: answeredBy)
             return true
         }
     }

@@ -23,6 +23,8 @@ struct VaultAPI: APIProtocol {
     let owner: OwnerAuthority
     /// Whether `/metrics` on the TLS listener is served without an app token.
     let metricsWithoutToken: Bool
+    /// The audit entries of unlocks, locks and consent decisions.
+    let trail: OwnerAuditTrail
     let logger: Logger
 
     /// Adds every route of the document to `router`.
@@ -79,14 +81,16 @@ struct VaultAPI: APIProtocol {
         }
         let matches = try await gated(.request) {
             try await caller.facade.request(
-                domain: domain, account: body.account, includeShared: body.includeShared ?? false)
-        }
-        if caller.token.consent == .ask {
-            let approved = await consent.ask(
-                app: caller.token.app.description, operation: .release,
-                domain: Set(matches.map(\.server)).sorted().joined(separator: ", "),
-                account: matches.map(\.account).joined(separator: ", "))
-            guard approved else { throw Self.declined }
+                domain: domain, account: body.account, includeShared: body.includeShared ?? false
+            ) { matches in
+                guard caller.token.consent == .ask else { return }
+                let servers = Set(matches.map { match in match.port.map { "\(match.server):\($0)" } ?? match.server })
+                guard
+                    try await askOwner(
+                        caller, operation: .release, domain: servers.sorted().joined(separator: ", "),
+                        account: matches.map(\.account).joined(separator: ", "))
+                else { throw Self.declinedError }
+            }
         }
         return .ok(
             .init(
@@ -190,8 +194,10 @@ struct VaultAPI: APIProtocol {
     // MARK: The owner's routes
 
     func lock(_ input: Operations.Lock.Input) async throws -> Operations.Lock.Output {
+        let scope = try RequestScope.require()
+        trail.locked(holder.peekVault(), by: .owner, detail: "on request from \(Self.describe(scope.peer))")
         holder.lock()
-        logger.notice("vault locked on request")
+        logger.notice("vault locked on request", metadata: peerMetadata(scope))
         return .ok(.init(body: .json(.init(version: ServiceVersion.current, locked: true))))
     }
 
@@ -213,11 +219,18 @@ struct VaultAPI: APIProtocol {
         } catch let error as SharedWebCredentialsError {
             if error.code == .vaultLocked {
                 owner.throttle.failed()
+                trail.failedUnlock(peer: Self.describe(scope.peer))
                 logger.warning("unlock refused: wrong passphrase or key", metadata: peerMetadata(scope))
             }
             throw APIError(error)
         }
         owner.throttle.succeeded()
+        do {
+            try trail.unlocked(try holder.vault(), peer: Self.describe(scope.peer))
+        } catch {
+            holder.lock()
+            throw error is APIError ? error : APIError((error as? SharedWebCredentialsError) ?? Self.auditFailure)
+        }
         logger.notice("vault unlocked on request", metadata: peerMetadata(scope))
         return .ok(.init(body: .json(.init(version: ServiceVersion.current, locked: false))))
     }
@@ -277,7 +290,8 @@ struct VaultAPI: APIProtocol {
     ) async throws -> Operations.AnswerConsentRequest.Output {
         guard case .json(let answer) = input.body else { throw APIError.unsupportedMediaType }
         try owner.requireSession(authorization: try RequestScope.require().authorization)
-        guard consent.answer(id: answer.id, approve: answer.approve) else {
+        let answeredBy = "an owner session, " + Self.describe(try RequestScope.require().peer)
+        guard consent.answer(id: answer.id, approve: answer.approve, answeredBy: answeredBy) else {
             throw APIError(
                 status: .notFound, code: SharedWebCredentialsError.Code.itemNotFound.rawValue,
                 message: "no request \(answer.id) is waiting: it was answered or timed out")
@@ -288,10 +302,33 @@ struct VaultAPI: APIProtocol {
 
     // MARK: Consent
 
-    private static let declined = APIError(
-        SharedWebCredentialsError(
-            .declined,
-            "declined: the vault owner declined, or did not answer in time in `swcred consent`; nothing was done"))
+    private static let declinedError = SharedWebCredentialsError(
+        .declined,
+        "declined: the vault owner declined, or did not answer in time in `swcred consent`; nothing was done")
+
+    private static let auditFailure = SharedWebCredentialsError(
+        .storageFailure, "the audit entry of the unlock could not be written: the vault stays locked")
+
+    /// Asks the owner about an app's change or release and records the answer (or the timeout)
+    /// in the audit log before anything happens; true when approved.
+    private func askOwner(
+        _ caller: Caller, operation: ConsentBroker.Operation, domain: String, account: String?
+    )
+        async throws -> Bool
+    {
+        let decision = await consent.ask(
+            app: caller.token.app.description, operation: operation, domain: domain, account: account)
+        try trail.consent(
+            decision, vault: caller.vault, app: caller.token.app, operation: operation.rawValue, domain: domain,
+            account: account)
+        if case .approved = decision { return true }
+        return false
+    }
+
+    /// A peer as the log and the audit log name it: its pid and uid, or the TLS listener.
+    static func describe(_ peer: PeerCredentials?) -> String {
+        peer.map { "pid \($0.pid), uid \($0.uid)" } ?? "the TLS listener"
+    }
 
     /// A real change found while only asked what the change would be (`confirmed: false`): it
     /// stops the operation before anything is written, and before the owner is asked.
@@ -322,9 +359,8 @@ struct VaultAPI: APIProtocol {
     private func confirm(_ change: CredentialChange, caller: Caller, confirmed: Bool?) async throws -> Bool {
         if confirmed == false { throw ConfirmationNeeded(kind: change.kind) }
         guard caller.token.consent == .ask else { return true }
-        return await consent.ask(
-            app: caller.token.app.description,
-            operation: try Self.payload(change.kind.rawValue, as: ConsentBroker.Operation.self),
+        return try await askOwner(
+            caller, operation: try Self.payload(change.kind.rawValue, as: ConsentBroker.Operation.self),
             domain: change.domain.description, account: change.account)
     }
 

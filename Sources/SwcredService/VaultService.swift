@@ -54,12 +54,13 @@ public enum VaultService {
         _ onListening: @escaping @Sendable () -> Void
     ) async throws {
         let metrics = ServiceMetrics()
+        let trail = OwnerAuditTrail()
         let api = VaultAPI(
             holder: holder, verifier: verifier?.observed { metrics.recordVerification($0.verdict, background: false) },
             metrics: metrics, policy: configuration.recheckPolicy,
             throttle: FailedAuthenticationThrottle(), consent: ConsentBroker(timeout: configuration.consentTimeout),
             owner: OwnerAuthority(holder: holder, throttle: ServiceWideThrottle()),
-            metricsWithoutToken: configuration.metricsWithoutToken, logger: logger)
+            metricsWithoutToken: configuration.metricsWithoutToken, trail: trail, logger: logger)
         let router = Router(context: ServiceRequestContext.self)
         router.add(
             middleware: ServiceMiddleware(allowedUIDs: configuration.allowedUIDs, logger: logger, metrics: metrics))
@@ -108,7 +109,7 @@ public enum VaultService {
                     interval: configuration.reverifyInterval, logger: logger))
         }
         if let lockAfter = configuration.lockAfter {
-            services.append(IdleLocker(holder: holder, interval: lockAfter, logger: logger))
+            services.append(IdleLocker(holder: holder, interval: lockAfter, trail: trail, logger: logger))
         }
         var groupConfiguration = ServiceGroupConfiguration(services: services, logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownGrace
@@ -148,13 +149,18 @@ extension Duration {
 struct IdleLocker: Service {
     let holder: VaultHolder
     let interval: Duration
+    let trail: OwnerAuditTrail
     let logger: Logger
 
     func run() async throws {
         let tick = min(interval / 4, .seconds(1))
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: tick)
-            if holder.lockIfIdle(for: interval) { logger.notice("vault locked after idle time") }
+            let vault = holder.peekVault()
+            if holder.lockIfIdle(for: interval) {
+                trail.locked(vault, by: .service, detail: "after \(interval.components.seconds) s without a request")
+                logger.notice("vault locked after idle time")
+            }
         }
     }
 }
