@@ -98,21 +98,25 @@ struct OwnerCommandTests {
     /// reopening `/dev/stdin` cannot open (ENXIO), as a pipe another user made cannot (EACCES).
     private func swcredReadingASocket(_ arguments: [String], input: String) throws -> SwcredProcess.Result {
         var ends: [Int32] = [0, 0]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        // Not inherited by the children other tests spawn meanwhile, which would hold it open.
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
         let process = Process()
         process.executableURL = SwcredProcess.executableURL
         process.arguments = arguments + ["--vault", vault]
         process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "SWCRED_PASSPHRASE": Self.passphrase]
         let output = Pipe()
         let errors = Pipe()
-        process.standardInput = FileHandle(fileDescriptor: ends[0], closeOnDealloc: true)
+        process.standardInput = FileHandle(fileDescriptor: ends[0], closeOnDealloc: false)
         process.standardOutput = output
         process.standardError = errors
         try process.run()
+        // Each end is closed exactly once, here: a second close could hit a descriptor that a
+        // test running in parallel has opened since.
         close(ends[0])
-        let writer = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
-        try writer.write(contentsOf: Data(input.utf8))
-        shutdown(ends[1], Int32(SHUT_WR))
+        var input = Array(input.utf8)
+        let written = write(ends[1], &input, input.count)
+        close(ends[1])
+        #expect(written == input.count)
         let stderr = errors.fileHandleForReading.readDataToEndOfFile()
         let stdout = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
