@@ -13,11 +13,13 @@ enum SocketPreparation {
         let lockPath = path + ".lock"
         let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard lock >= 0 else {
-            throw ServiceStartError("cannot open the lock file \(lockPath): \(String(cString: strerror(errno)))")
+            throw ServiceStartError(
+                .unusableSocketPath, "cannot open the lock file \(lockPath): \(String(cString: strerror(errno)))")
         }
         guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
             close(lock)
             throw ServiceStartError(
+                .busy,
                 "another swcred serve is running on \(path): stop it first (swcred lock does not stop it), or pass another --socket"
             )
         }
@@ -25,12 +27,13 @@ enum SocketPreparation {
         if lstat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFSOCK else {
                 close(lock)
-                throw ServiceStartError("\(path) exists and is not a socket: remove it or pass another --socket")
+                throw ServiceStartError(
+                    .unusableSocketPath, "\(path) exists and is not a socket: remove it or pass another --socket")
             }
             if answers(path) {
                 close(lock)
                 throw ServiceStartError(
-                    "a live service already answers on \(path): stop it first, or pass another --socket")
+                    .busy, "a live service already answers on \(path): stop it first, or pass another --socket")
             }
             // A stale socket left by a crash: Hummingbird replaces it when it binds.
         }
@@ -46,6 +49,7 @@ enum SocketPreparation {
                 if mkdir(directory, 0o700) == 0 || errno == EEXIST { return try check(directory) }
             }
             throw ServiceStartError(
+                .unusableSocketPath,
                 "cannot create the socket directory \(directory): \(String(cString: strerror(errno)))")
         }
         try check(directory)
@@ -54,15 +58,17 @@ enum SocketPreparation {
     private static func check(_ directory: String) throws {
         var info = stat()
         guard lstat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw ServiceStartError("\(directory) is not a directory: pass another --socket")
+            throw ServiceStartError(.unusableSocketPath, "\(directory) is not a directory: pass another --socket")
         }
         guard info.st_uid == getuid() else {
             throw ServiceStartError(
+                .unusableSocketPath,
                 "the socket directory \(directory) belongs to uid \(info.st_uid), not to you: pass another --socket")
         }
         if info.st_mode & 0o077 != 0 {
             guard chmod(directory, 0o700) == 0 else {
-                throw ServiceStartError("cannot make \(directory) private (0700): \(String(cString: strerror(errno)))")
+                throw ServiceStartError(
+                    .unusableSocketPath, "cannot make \(directory) private (0700): \(String(cString: strerror(errno)))")
             }
         }
     }
@@ -90,9 +96,20 @@ enum SocketPreparation {
 
 /// Why the service could not start; the message says what to do.
 public struct ServiceStartError: Error, CustomStringConvertible {
+    /// The kinds of start-up failure, which exit with different codes (README's table).
+    public enum Reason: Sendable {
+        /// Another service holds the socket (exit 11, busy).
+        case busy
+        /// The socket's path cannot be used: its directory is not a directory, belongs to another
+        /// user or cannot be made, or the path holds something else (exit 2, bad options).
+        case unusableSocketPath
+    }
+
+    public let reason: Reason
     public let description: String
 
-    init(_ description: String) {
+    init(_ reason: Reason, _ description: String) {
+        self.reason = reason
         self.description = description
     }
 }

@@ -11,8 +11,12 @@ import SwcredService
 /// The exit code for a start-up failure (DESIGN.md's table; the service's own conditions as noted).
 func exitCode(for error: any Error) -> Int32 {
     if let error = error as? SharedWebCredentialsError { return error.code.exitStatus }
-    // Another service holds the socket: busy.
-    if error is ServiceStartError { return 11 }
+    if let error = error as? ServiceStartError {
+        switch error.reason {
+        case .busy: return 11  // another service holds the socket
+        case .unusableSocketPath: return 2  // fix --socket
+        }
+    }
     return 1
 }
 

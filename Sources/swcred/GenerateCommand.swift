@@ -20,7 +20,8 @@ struct GenerateCommand: AsyncParsableCommand {
             With --app and --domain, the pair must pass the association gate first (the app is \
             registered, the domain is in its webcredentials: entitlement, the site approves it), \
             then the site's password rules from Apple's password-rules.json apply (see \
-            `swcred rules show HOST`) unless --rules overrides them.
+            `swcred rules show HOST`) unless --rules overrides them. Through a service (--server) \
+            the token names the app, so --domain alone will do.
 
             Examples:
               swcred generate --count 5
@@ -50,10 +51,15 @@ struct GenerateCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
-    @Option(help: ArgumentHelp("Generate for this app (with --domain): gated.", valueName: "app-id"))
+    @Option(
+        help: ArgumentHelp(
+            "Generate for this app (with --domain): gated. Required when opening the vault; through a service the token names the app, and --app, if given, must be the token's.",
+            valueName: "app-id"))
     var app: String?
 
-    @Option(help: ArgumentHelp("Generate for this site (with --app): its password rules apply.", valueName: "host"))
+    @Option(
+        help: ArgumentHelp(
+            "Generate for this site (with --app, or a service's token): its password rules apply.", valueName: "host"))
     var domain: String?
 
     @OptionGroup var vault: VaultOptions
@@ -70,10 +76,10 @@ struct GenerateCommand: AsyncParsableCommand {
         if (words != nil || separator != nil) && style != .passphrase {
             throw ValidationError("--words and --separator go with --style passphrase.")
         }
-        if (app == nil) != (domain == nil) {
-            throw ValidationError("--app and --domain go together: the gate checks the pair.")
+        if app != nil && domain == nil {
+            throw ValidationError("--app goes with --domain: the gate checks the pair.")
         }
-        if app != nil && style != nil {
+        if domain != nil && style != nil {
             throw ValidationError(
                 "With --app and --domain the site's rules choose the style; use --rules to override them.")
         }
@@ -85,7 +91,7 @@ struct GenerateCommand: AsyncParsableCommand {
             for warning in parsed.warnings { Terminal.printWarning("rules: \(warning)") }
             return parsed.rules
         }
-        if let app, let domain, let client = try service.client(app: app, caFile: network.caFile) {
+        if let domain, let client = try service.client(app: app, caFile: network.caFile) {
             let target = try GatedSession.domain(domain)
             let passwords = try await ServiceOptions.run(client) { client in
                 try await client.generatePasswords(domain: target, rules: explicitRules, count: count)
@@ -120,7 +126,7 @@ struct GenerateCommand: AsyncParsableCommand {
 
     /// The generator for the style or rules given, or for the app and domain after the gate.
     private func makeGenerator(rules explicitRules: PasswordRules?) async throws -> PasswordGenerator {
-        if let app, let domain {
+        if let domain {
             let target = try GatedSession.domain(domain)
             return try await GatedSession.run(app: app, vault: vault, network: network) { facade in
                 try await facade.passwordGenerator(for: target, rules: explicitRules)

@@ -9,7 +9,6 @@ enum PasswordInput {
             return try PassphraseInput.promptWithoutEcho(
                 "Password for \"\(Terminal.displayable(account))\" on \(domain): ")
         }
-        return try PassphraseFile.read(
-            at: "/dev/stdin", what: "password on standard input", requirePrivate: false)
+        return try PassphraseFile.readStandardInput(what: "password on standard input")
     }
 }

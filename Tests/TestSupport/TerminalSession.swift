@@ -14,15 +14,30 @@ public final class TerminalSession {
     private let target = "main"
 
     /// Starts `executable` with `arguments` and `environment` in a new 200x50 terminal. When the
-    /// program ends, the line `[exit N]` appears on the screen and the terminal stays open.
-    public init(executable: String, arguments: [String], environment: [String: String]) throws {
+    /// program ends, the line `[exit N]` appears on the screen and the terminal stays open until
+    /// this session is released (its tmux server is killed then), or else, when the test process
+    /// `owner` ends first (killed, crashed, or leaking the session), within a second of that, and
+    /// at the latest after ten minutes. So no tmux server or pane outlives the test run.
+    public init(
+        executable: String, arguments: [String], environment: [String: String], owner: pid_t = getpid()
+    ) throws {
         let command = ([executable] + arguments).map(Self.shellQuoted).joined(separator: " ")
         var tmuxArguments = ["new-session", "-d", "-s", target, "-x", "200", "-y", "50"]
         for (name, value) in environment.sorted(by: { $0.key < $1.key }) {
             tmuxArguments += ["-e", "\(name)=\(value)"]
         }
-        tmuxArguments.append("\(command); echo \"[exit $?]\"; sleep 600")
+        let keepOpen = "i=0; while [ $i -lt 600 ] && kill -0 \(owner) 2>/dev/null; do sleep 1; i=$((i + 1)); done"
+        tmuxArguments.append("\(command); echo \"[exit $?]\"; \(keepOpen)")
         try startServer(tmuxArguments)
+    }
+
+    /// The process id of this session's tmux server.
+    public func serverPID() throws -> pid_t {
+        let text = try tmux(["display-message", "-p", "-t", target, "#{pid}"])
+        guard let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw TerminalSessionError(message: "tmux printed no server pid: \(text)")
+        }
+        return pid
     }
 
     /// Types `keys` (tmux key names such as `Enter` are allowed as separate elements).
@@ -73,7 +88,10 @@ public final class TerminalSession {
     /// Foundation's Process: Process learns of a child's exit through a descriptor the child
     /// inherits, and the tmux server forked from the client would hold it open forever. For the
     /// same reason the child gets no descriptor but the three standard ones: a pipe another test
-    /// has open at this moment would otherwise stay open as long as the server runs.
+    /// has open at this moment would otherwise stay open as long as the server runs. It also gets
+    /// no blocked signals and every signal's default action: a test runs on a thread that blocks
+    /// signals (libdispatch's workers do), and a server that inherited that mask ignored
+    /// `kill-server` (SIGTERM), while its pane's shell and `sleep` outlived the hang-up (SIGHUP).
     private func startServer(_ arguments: [String]) throws {
         let words = ["tmux", "-L", socket, "-f", "/dev/null"] + arguments
         var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
@@ -89,8 +107,18 @@ public final class TerminalSession {
             throw TerminalSessionError(
                 message: "cannot set up tmux's descriptors: \(String(cString: strerror(closing)))")
         }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        var allSignals = sigset_t()
+        sigemptyset(&noSignals)
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid = pid_t()
-        let spawned = posix_spawnp(&pid, "tmux", &actions, nil, &argv, environ)
+        let spawned = posix_spawnp(&pid, "tmux", &actions, &attributes, &argv, environ)
         guard spawned == 0 else {
             throw TerminalSessionError(message: "cannot start tmux: \(String(cString: strerror(spawned)))")
         }

@@ -95,16 +95,18 @@ struct AssociationCommandTests {
         #expect(rows[0]["error"] is NSNull)
         let all = try run(["verify", Self.app] + network)
         #expect(all.status == 4)
-        #expect(all.stderr.contains("example.org does not approve"))
-        // The reason is printed once, with its code beside the verdicts, not again on standard error.
-        let reasonLines = all.stdout.split(separator: "\n").filter { $0.hasPrefix("webcredentials:example.org: ") }
-        #expect(!reasonLines.isEmpty, "\(all.stdout)")
-        for line in reasonLines {
-            // "error: [code] message": the message must not come back on standard error.
-            let message = line.split(separator: "] ", maxSplits: 1).last ?? line
-            #expect(!all.stderr.contains(message), "\(message) is printed twice")
+        // Issue 30: the refusal is said once, on standard error with its code, after the table:
+        // not also in a closing error line, nor again among the verdicts on standard output.
+        let reasonLines = all.stderr.split(separator: "\n").filter {
+            $0.hasPrefix("swcred: webcredentials:example.org: error: [")
         }
-        #expect(all.stderr.contains("the reasons are listed with the verdicts"))
+        #expect(!reasonLines.isEmpty, "\(all.stderr)")
+        for line in reasonLines {
+            let message = String(line.split(separator: "] ", maxSplits: 1).last ?? line)
+            #expect(all.stderr.components(separatedBy: message).count == 2, "\(message) is printed twice")
+        }
+        #expect(!all.stderr.contains("swcred: error:"), "no closing line saying it again: \(all.stderr)")
+        #expect(!all.stdout.contains("error: ["), "no reason lines among the verdicts: \(all.stdout)")
         let allJSON = try run(["verify", Self.app, "--json"] + network)
         #expect(allJSON.status == 4)
         #expect(allJSON.stderr.contains("example.org does not approve \(Self.app): "), "\(allJSON.stderr)")
@@ -126,9 +128,10 @@ struct AssociationCommandTests {
         #expect(try run(["app", "add", Self.app, "--domain", "webcredentials:example.com"]).status == 0)
         let result = try run(["verify", Self.app, "--connect-to", server.connectTo("example.com")])
         #expect(result.status == 10)
-        #expect(result.stdout.contains("self-signed"), "the reason, once, beside the verdict")
-        #expect(!result.stderr.contains("self-signed"))
-        #expect(result.stderr.contains("could not verify webcredentials:example.com"))
+        #expect(result.stdout.contains("self-signed"), "the verdict's last error, in the table")
+        #expect(result.stderr.hasPrefix("swcred: webcredentials:example.com: error: ["), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "the reason once: \(result.stderr)")
+        #expect(result.stderr.contains("self-signed"))
         try await server.stop()
     }
 

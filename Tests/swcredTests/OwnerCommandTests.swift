@@ -94,6 +94,66 @@ struct OwnerCommandTests {
         try swcred(["item", "show", "example.com", "--account", "alicia"], status: 5)
     }
 
+    /// Runs swcred with `input` written into a socket as its standard input: a descriptor that
+    /// reopening `/dev/stdin` cannot open (ENXIO), as a pipe another user made cannot (EACCES).
+    private func swcredReadingASocket(_ arguments: [String], input: String) throws -> SwcredProcess.Result {
+        var ends: [Int32] = [0, 0]
+        // Not inherited by the children other tests spawn meanwhile, which would hold it open.
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
+        let process = Process()
+        process.executableURL = SwcredProcess.executableURL
+        process.arguments = arguments + ["--vault", vault]
+        process.environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "SWCRED_PASSPHRASE": Self.passphrase]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = FileHandle(fileDescriptor: ends[0], closeOnDealloc: false)
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Each end is closed exactly once, here: a second close could hit a descriptor that a
+        // test running in parallel has opened since.
+        close(ends[0])
+        var input = Array(input.utf8)
+        let written = write(ends[1], &input, input.count)
+        close(ends[1])
+        #expect(written == input.count)
+        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+        let stdout = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return SwcredProcess.Result(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self), stdoutData: stdout)
+    }
+
+    @Test("--password-stdin and --notes-stdin read descriptor 0 itself: a socket works, not only a pipe of ours")
+    func standardInputIsDescriptorZero() throws {
+        let set = try swcredReadingASocket(
+            ["item", "set", "example.com", "--account", "alice", "--password-stdin", "--yes"], input: "Pw-socket-1\n")
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(try shown("example.com", account: "alice")["password"] as? String == "Pw-socket-1")
+        let withNotes = try swcredReadingASocket(
+            ["item", "set", "example.com", "--account", "alice", "--password-stdin", "--notes-stdin", "--yes"],
+            input: "Pw-socket-2\nnote one\n")
+        #expect(withNotes.status == 0, "\(withNotes.stderr)")
+        let shownNow = try shown("example.com", account: "alice")
+        #expect(shownNow["password"] as? String == "Pw-socket-2" && shownNow["notes"] as? String == "note one")
+    }
+
+    @Test(
+        "a password piped in by another user is read (the issue's `printf | sudo -u alice swcred ... --password-stdin`)",
+        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
+    func pipeOfAnotherUser() throws {
+        // The pipe is root's (mode 0600); swcred runs as nobody, and finds no vault after reading it.
+        let result = try SwcredProcess.run(
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", SwcredProcess.executableURL.path, "add", "--app",
+                "ABCDE12345.com.example.app", "--domain", "example.com", "--account", "alice", "--password-stdin",
+                "--yes", "--vault", "/nonexistent/swcred/vault.sqlite",
+            ], stdin: Data("Pw-other-user-1".utf8), executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
+        #expect(!result.stderr.contains("Cannot read"), "\(result.stderr)")
+        #expect(result.status == 8, "read, then no vault at the path: \(result.stderr)")
+    }
+
     @Test("off a terminal a change without --yes is refused (exit 6) and changes nothing")
     func confirmationRequired() throws {
         try swcred(["item", "set", "example.com", "--account", "alice", "--password-stdin", "--yes"], stdin: "one")

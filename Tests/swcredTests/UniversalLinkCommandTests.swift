@@ -257,7 +257,7 @@ struct UniversalLinkCommandTests {
                     "activitycontinuation": "denied",
                 ])
             let text = try run(["verify", Self.app] + network)
-            #expect(text.stdout.contains("appclips:example.com: error: [appclips-app-not-listed]"))
+            #expect(text.stderr.contains("swcred: appclips:example.com: error: [appclips-app-not-listed]"))
         }
         let show = try run(["show", "--json"])
         let stored = try #require(try JSONSerialization.jsonObject(with: show.stdoutData) as? [[String: Any]])

@@ -56,6 +56,12 @@ enum SecretFile {
         }
         defer { close(descriptor) }
         if requirePrivate { try VaultFiles.requireNotReadableByOthers(descriptor: descriptor, path: path, what: what) }
+        return try read(descriptor: descriptor, limit: limit, naming: "the \(what) \(path)")
+    }
+
+    /// Reads at most `limit` bytes from an open descriptor, up to its end, into secure memory;
+    /// `naming` is how errors name the source ("the key file PATH", "the password on standard input").
+    static func read(descriptor: Int32, limit: Int, naming: String) throws -> SecureBytes {
         var total = 0
         let scratch = try SecureBytes(count: limit) { buffer in
             while total < limit {
@@ -63,7 +69,7 @@ enum SecretFile {
                 if count < 0 {
                     if errno == EINTR { continue }
                     throw SharedWebCredentialsError(
-                        .invalidInput, "Cannot read the \(what) \(path): \(String(cString: strerror(errno))).")
+                        .invalidInput, "Cannot read \(naming): \(String(cString: strerror(errno))).")
                 }
                 if count == 0 { break }
                 total += count

@@ -1,3 +1,9 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Reading a passphrase from a file (for scripts), straight into locked memory.
 public enum PassphraseFile {
     /// The longest passphrase accepted, in bytes.
@@ -15,14 +21,31 @@ public enum PassphraseFile {
     ) throws -> SecureBytes {
         let contents = try SecretFile.read(
             at: path, limit: maximumLength + 3, what: what, requirePrivate: requirePrivate)
-        return try contents.withUnsafeBytes { bytes in
+        return try trimmed(contents, naming: "The \(what) \(path)")
+    }
+
+    /// Reads a passphrase or password piped into standard input, from file descriptor 0 itself
+    /// (not by reopening `/dev/stdin`, which fails for a pipe another user made, as with `sudo -u`,
+    /// and for a socket), up to its end, without one trailing newline. A terminal is refused:
+    /// the caller prompts there instead. `what` names the input, as "password on standard input".
+    public static func readStandardInput(what: String) throws -> SecureBytes {
+        guard isatty(STDIN_FILENO) == 0 else {
+            throw SharedWebCredentialsError(
+                .invalidInput, "The \(what) must be piped in, but standard input is a terminal.")
+        }
+        let contents = try SecretFile.read(descriptor: STDIN_FILENO, limit: maximumLength + 3, naming: "the \(what)")
+        return try trimmed(contents, naming: "The \(what)")
+    }
+
+    /// `contents` without one trailing newline; throws when longer than ``maximumLength``.
+    private static func trimmed(_ contents: SecureBytes, naming: String) throws -> SecureBytes {
+        try contents.withUnsafeBytes { bytes in
             var end = bytes.count
             if end > 0, bytes[end - 1] == 0x0A { end -= 1 }
             if end > 0, bytes[end - 1] == 0x0D { end -= 1 }
             guard end <= maximumLength else {
                 throw SharedWebCredentialsError(
-                    .invalidInput,
-                    "The \(what) \(path) is longer than \(maximumLength) bytes; is it the right file?")
+                    .invalidInput, "\(naming) is longer than \(maximumLength) bytes; is it the right input?")
             }
             return SecureBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[0..<end]))
         }

@@ -48,10 +48,17 @@ struct VerifyCommand: AsyncParsableCommand {
             try printJSON(AssociationTable.rows(results.map(\.record)))
         } else {
             print(AssociationTable.text(results.map(\.record)))
+            fflush(nil)  // the table first, also when both streams go to one pipe
+            // Each site's reasons once, on standard error beside the command's other diagnostics:
+            // a refusing site's error is the command's error, not said again in a closing line.
             for (_, check) in results {
                 for reason in check.reasons {
-                    TextOutput.line(
-                        "\(check.entry.service.rawValue):\(AssociationStore.domainKey(for: check.entry)): \(reason)")
+                    Terminal.writeToStandardError(
+                        "swcred: "
+                            + Terminal.displayable(
+                                "\(check.entry.service.rawValue):\(AssociationStore.domainKey(for: check.entry)): \(reason)"
+                            )
+                            + "\n")
                 }
             }
         }
@@ -61,24 +68,27 @@ struct VerifyCommand: AsyncParsableCommand {
         let gating = results.map(\.check).filter { $0.entry.service.grantsCredentials }
         let checks = gating.isEmpty ? results.map(\.check) : gating
         if let denied = checks.first(where: { $0.verdict == .denied }) {
-            throw SharedWebCredentialsError(
-                .notApproved,
-                "\(denied.entry.service.rawValue):\(AssociationStore.domainKey(for: denied.entry)) does not approve \(app)\(reason(denied, or: "not listed"))"
-            )
+            throw refusal(
+                .notApproved, denied,
+                "\(denied.entry.service.rawValue):\(AssociationStore.domainKey(for: denied.entry)) does not approve \(app)",
+                or: "not listed")
         }
         if let failed = checks.first(where: { $0.verdict == .unverified }) {
-            throw SharedWebCredentialsError(
-                .networkFailure,
-                "could not verify \(failed.entry.service.rawValue):\(AssociationStore.domainKey(for: failed.entry))\(reason(failed, or: "network failure"))"
-            )
+            throw refusal(
+                .networkFailure, failed,
+                "could not verify \(failed.entry.service.rawValue):\(AssociationStore.domainKey(for: failed.entry))",
+                or: "network failure")
         }
     }
 
-    /// The reason to add to the closing error: in text mode every reason was just printed with
-    /// its code beside the verdicts, so the error points there instead of saying it again.
-    private func reason(_ check: DomainVerification, or fallback: String) -> String {
-        if !json && !check.reasons.isEmpty { return " (the reasons are listed with the verdicts)" }
-        return ": \(check.summary ?? fallback)"
+    /// The command's failure for a refusing site. In text mode its errors were just written to
+    /// standard error, each once, so only the exit status is left to give; with --json (no
+    /// reasons written) or no error known, one line says what and why.
+    private func refusal(
+        _ code: SharedWebCredentialsError.Code, _ check: DomainVerification, _ what: String, or fallback: String
+    ) -> any Error {
+        if !json && check.reasons.contains(where: { $0.severity == .error }) { return ExitCode(code.exitStatus) }
+        return SharedWebCredentialsError(code, "\(what): \(check.summary ?? fallback)")
     }
 }
 

@@ -45,6 +45,8 @@ struct AddCommand: AsyncParsableCommand {
 
     func run() async throws {
         let target = try credential.target()
+        // Before the password is read: without a service, nothing names the app.
+        if credential.app == nil && service.namedServer == nil { throw GatedSession.missingApp }
         let password =
             passwordStdin ? try PasswordInput.readFromStandardInput(account: credential.account, domain: target) : nil
         // A generated password stays in locked memory until it is written out (never a String on

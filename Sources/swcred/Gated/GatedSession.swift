@@ -5,10 +5,12 @@ import SharedWebCredentials
 /// down however the command ends.
 enum GatedSession {
     /// Parses the app identifier, opens the vault and runs `body` with the facade for the app.
+    /// `app` is nil only when --app was left out, which only a service's token makes up for.
     static func run<T>(
-        app: String, vault: VaultOptions, network: NetworkOptionGroup,
+        app: String?, vault: VaultOptions, network: NetworkOptionGroup,
         _ body: (SharedWebCredentials) async throws -> T
     ) async throws -> T {
+        guard let app else { throw missingApp }
         let identifier = try ApplicationIdentifier(app)
         let options = try network.networkOptions()
         let opened = try vault.openVault()
@@ -19,6 +21,12 @@ enum GatedSession {
             try await body(SharedWebCredentials(app: identifier, vault: opened, verifier: verifier))
         }
     }
+
+    /// --app left out on the direct path: the vault does not know which app is asking.
+    static let missingApp = SharedWebCredentialsError(
+        .invalidInput,
+        "--app is required when swcred opens the vault itself: name the app that asks (TEAMID.bundle.id or android:PACKAGE), or go through a service with --server (or SWCRED_SERVER) and the app's token, which names the app."
+    )
 
     /// Parses a `--domain` value: `host` or `host:port`, Unicode hosts converted to `xn--` form.
     /// IP addresses and localhost are accepted here; only a `?mode=developer` entitlement entry

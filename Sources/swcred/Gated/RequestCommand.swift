@@ -26,8 +26,11 @@ struct RequestCommand: AsyncParsableCommand {
               swcred request --app ABCDE12345.com.example.app --account alice@example.com --json
             """)
 
-    @Option(help: ArgumentHelp("The app's identifier: TEAMID.bundle.id.", valueName: "app-id"))
-    var app: String
+    @Option(
+        help: ArgumentHelp(
+            "The app's identifier: TEAMID.bundle.id. Required when opening the vault; through a service the token names the app, and --app, if given, must be the token's.",
+            valueName: "app-id"))
+    var app: String?
 
     @Option(help: ArgumentHelp("Only this domain (host or host:port).", valueName: "host"))
     var domain: String?

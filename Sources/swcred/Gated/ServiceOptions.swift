@@ -18,10 +18,10 @@ struct ServiceOptions: ParsableArguments {
             "Read the app token from this file (default: $SWCRED_TOKEN). Only with a service.", valueName: "path"))
     var tokenFile: String?
 
-    /// The client for the service, or nil when no service is named (the direct path).
-    func client(app: String, caFile: String?) throws -> SharedWebCredentialsClient? {
-        let named = server ?? ProcessInfo.processInfo.environment["SWCRED_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
-        guard let named else {
+    /// The client for the service, or nil when no service is named (the direct path). Without
+    /// `app` the client acts for the token's app; with it the service refuses a token of another.
+    func client(app: String?, caFile: String?) throws -> SharedWebCredentialsClient? {
+        guard let named = namedServer else {
             if tokenFile != nil {
                 throw SharedWebCredentialsError(
                     .invalidInput, "--token-file goes with a service: pass --server SOCKET_OR_URL or set SWCRED_SERVER")
@@ -29,8 +29,13 @@ struct ServiceOptions: ParsableArguments {
             return nil
         }
         let endpoint = try ServiceEndpoint(named)
-        let identifier = try ApplicationIdentifier(app)
+        let identifier = try app.map { try ApplicationIdentifier($0) }
         return try SharedWebCredentialsClient(endpoint: endpoint, token: try token(), app: identifier, caFile: caFile)
+    }
+
+    /// The service named by --server or SWCRED_SERVER, if any.
+    var namedServer: String? {
+        server ?? ProcessInfo.processInfo.environment["SWCRED_SERVER"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     private func token() throws -> SecureBytes {

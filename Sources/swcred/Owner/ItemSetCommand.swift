@@ -85,8 +85,7 @@ struct ItemSetCommand: ParsableCommand {
     private func readInput(server: DomainTarget) throws -> (SecureBytes?, String?) {
         switch (passwordStdin, notesStdin) {
         case (true, true) where !Terminal.inputIsTerminal:
-            let all = try PassphraseFile.read(
-                at: "/dev/stdin", what: "password and notes on standard input", requirePrivate: false)
+            let all = try PassphraseFile.readStandardInput(what: "password and notes on standard input")
             return all.withUnsafeBytes { bytes in
                 guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else {
                     return (SecureBytes(copying: bytes), nil)

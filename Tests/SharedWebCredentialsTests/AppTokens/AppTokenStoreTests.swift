@@ -129,7 +129,7 @@ struct AppTokenStoreTests {
     }
 
     @Test(
-        "editing a token row in the file (app, permissions, consent, expiry, hash) fails closed as an integrity failure"
+        "editing a token row in the file (id, app, permissions, consent, expiry, hash) fails closed as an integrity failure"
     )
     func tamperedRows() throws {
         let edits = [
@@ -139,6 +139,8 @@ struct AppTokenStoreTests {
             "UPDATE app_tokens SET expires_at = NULL",
             "UPDATE app_tokens SET created_at = created_at + 1",
             "UPDATE app_tokens SET permissions = 'generate,request'",
+            // Renamed, `app token revoke` of the leaked token's id would remove another token.
+            "UPDATE app_tokens SET id = '0123456789abcdef'",
         ]
         for edit in edits {
             try vault.database.write { db in try db.execute(sql: "DELETE FROM app_tokens") }

@@ -44,6 +44,16 @@ struct AuditCommandTests {
                 ], "entry #2 failed authentication"
             ),
             ("truncated", ["DELETE FROM audit_log WHERE seq > 3"], "entries #4 to #5 were cut off the end"),
+            (
+                "emptied, the head copied over the anchor",
+                ["DELETE FROM audit_log", "UPDATE vault_meta SET audit_anchor = audit_head"],
+                "sealed anchor in /"
+            ),
+            (
+                "emptied, the anchor copied over the head",
+                ["DELETE FROM audit_log", "UPDATE vault_meta SET audit_head = audit_anchor"],
+                "sealed head in /"
+            ),
         ]
         for (name, statements, expected) in cases {
             let directory = try TemporaryDirectory()
@@ -54,6 +64,33 @@ struct AuditCommandTests {
             #expect(result.status == 9, "\(name): \(result.stderr)")
             #expect(result.stderr.contains(expected), "\(name): \(result.stderr)")
             #expect(result.stderr.components(separatedBy: "error:").count == 2, "one error, printed once")
+        }
+    }
+
+    /// Issue 30: the whole log deleted with `sqlite3` and one sealed link copied over the other
+    /// must not pass for an empty log, neither to `audit verify` nor to the writes that rely on it.
+    @Test("the whole log erased and its head and anchor made equal: verify, status --verify and writes exit 9")
+    func erasedLog() throws {
+        for (column, source, what) in [
+            ("audit_anchor", "audit_head", "anchor"), ("audit_head", "audit_anchor", "head"),
+        ] {
+            let directory = try TemporaryDirectory()
+            let vault = try seeded(in: directory)
+            try Attacker(path: vault.path).execute("DELETE FROM audit_log")
+            try Attacker(path: vault.path).execute("UPDATE vault_meta SET \(column) = \(source)")
+            let verify = try run(["audit", "verify"], vault: vault)
+            #expect(verify.status == 9, "\(what): \(verify.stdout) \(verify.stderr)")
+            #expect(verify.stderr.contains("sealed \(what)") && verify.stderr.contains("failed authentication"))
+            let status = try run(["status", "--verify"], vault: vault)
+            #expect(status.status == 9, "\(what): \(status.stdout) \(status.stderr)")
+            // Pruning needs the whole chain; any other write needs an authentic head.
+            let write =
+                what == "anchor"
+                ? try run(["audit", "prune", "--before", "2100-01-01"], vault: vault)
+                : try run(["item", "set", "shop.example", "--account", "e", "--generate", "--yes"], vault: vault)
+            #expect(write.status == 9, "\(what): \(write.stderr)")
+            #expect(
+                write.stderr.contains("nothing was changed") || write.stderr.contains("sealed head"), "\(write.stderr)")
         }
     }
 

@@ -279,6 +279,80 @@ struct AuditLogTests {
         #expect(result.firstBadEntry == 6, "\(result)")
     }
 
+    @Test(
+        "each column an entry's tag covers, changed alone, is detected at that entry",
+        arguments: [
+            ("at", "UPDATE audit_log SET at = at - 86400000 WHERE seq = 4"),
+            ("actor", "UPDATE audit_log SET actor = 'ZZZZZ99999.com.evil' WHERE seq = 4"),
+            ("operation", "UPDATE audit_log SET operation = 'item-remove' WHERE seq = 4"),
+            ("sealed", "UPDATE audit_log SET sealed = (SELECT sealed FROM audit_log WHERE seq = 5) WHERE seq = 4"),
+        ])
+    func everyCoveredColumn(column: String, edit: String) throws {
+        let result = try verifyAfter { try $0.execute(edit) }
+        #expect(result.firstBadEntry == 4, "\(column): \(result)")
+        #expect(result.problem?.contains("entry #4 failed authentication") == true, "\(column): \(result)")
+    }
+
+    /// The schema ties `outcome` to `error_code` (refused exactly when there is a code), so the
+    /// one column that changes alone is the code of a refused entry.
+    @Test("a refused entry's error code changed alone is detected at that entry")
+    func errorCodeAlone() async throws {
+        _ = try? await facade.request(domain: Self.shop, account: "nobody")
+        try vault.items.set(server: "shop.example", account: "after", password: password("p"))
+        #expect(try entries().map(\.event.outcome) == [.done, .refused(.itemNotFound), .done])
+        try Attacker(path: vault.path).execute("UPDATE audit_log SET error_code = 'declined' WHERE seq = 2")
+        let result = try VaultTestSupport.open(vault.path).audit.verify()
+        #expect(result.firstBadEntry == 2, "\(result)")
+        #expect(result.problem?.contains("entry #2 failed authentication") == true, "\(result)")
+    }
+
+    /// Issue 30: with the head's and the anchor's MACs not saying which of the two they are,
+    /// emptying the log and copying one over the other went unnoticed.
+    @Test("the whole log deleted and the sealed head copied over the anchor is detected, and prune refuses")
+    func headCopiedOverAnchor() throws {
+        let result = try verifyAfter { attacker in
+            try attacker.execute("DELETE FROM audit_log")
+            try attacker.execute("UPDATE vault_meta SET audit_anchor = audit_head")
+        }
+        #expect(!result.isIntact, "\(result)")
+        #expect(result.problem?.contains("sealed anchor") == true, "\(result)")
+        let reopened = try VaultTestSupport.open(vault.path)
+        #expect(try reopened.integrityReport().auditLogProblem?.contains("sealed anchor") == true)
+        let refused = failure { try reopened.audit.prune(before: Date()) }
+        #expect(refused?.code == .integrityFailure, "\(String(describing: refused))")
+    }
+
+    @Test("the whole log deleted and the sealed anchor copied over the head is detected, and every write refused")
+    func anchorCopiedOverHead() throws {
+        let result = try verifyAfter { attacker in
+            try attacker.execute("DELETE FROM audit_log")
+            try attacker.execute("UPDATE vault_meta SET audit_head = audit_anchor")
+        }
+        #expect(!result.isIntact, "\(result)")
+        #expect(result.problem?.contains("sealed head") == true, "\(result)")
+        let reopened = try VaultTestSupport.open(vault.path)
+        let refused = failure {
+            try reopened.items.set(server: "shop.example", account: "after", password: password("p"))
+        }
+        #expect(refused?.code == .integrityFailure, "\(String(describing: refused))")
+        #expect(try reopened.credentials.find(server: "shop.example", account: "after").isEmpty, "nothing written")
+    }
+
+    @Test(
+        "a byte changed in the sealed head's or anchor's sequence number or tag fails that link's own MAC",
+        arguments: [("audit_head", "head"), ("audit_anchor", "anchor")], [0, 8, 39])
+    func alteredLink(column: (String, String), offset: Int) throws {
+        let (name, what) = column
+        let result = try verifyAfter { attacker in
+            var link = try #require(try attacker.rows("SELECT \(name) FROM vault_meta")[0][0] as Data?)
+            link[offset] ^= 1
+            try attacker.execute("UPDATE vault_meta SET \(name) = ?", arguments: [link])
+        }
+        #expect(
+            result.problem?.contains("sealed \(what)") == true
+                && result.problem?.contains("failed authentication") == true, "\(name)[\(offset)]: \(result)")
+    }
+
     @Test("status --verify reports a broken audit log")
     func integrityReport() throws {
         _ = try verifyAfter { try $0.execute("DELETE FROM audit_log WHERE seq = 3") }

@@ -96,6 +96,31 @@ struct DomainlessRequestTests {
         #expect(!report.parentDomainIndexMatches && !report.isIntact)
     }
 
+    /// Issue 30's gap hunt: the keyed sum covers both columns of a row, so a row pointed at
+    /// another server (hiding this one from requests without a domain), or filed under another
+    /// parent domain, is reported even though the number of rows stays the same.
+    @Test("an index row moved to another server or under another parent domain is reported", arguments: [1, 0])
+    func movedIndexRow(column: Int) throws {
+        let attacker = Attacker(path: vault.path)
+        let rows = try attacker.rows("SELECT domain_index, server_index FROM credential_domains")
+            .map { [$0[0] as Data, $0[1] as Data] }
+        let existing = Set(rows)
+        // A row and a value from another row that together make a pair not yet in the table.
+        let (row, value) = try #require(
+            rows.lazy.flatMap { row in rows.lazy.map { (row, $0[column]) } }
+                .first { row, value in
+                    var moved = row
+                    moved[column] = value
+                    return value != row[column] && !existing.contains(moved)
+                })
+        let name = column == 0 ? "domain_index" : "server_index"
+        try attacker.execute(
+            "UPDATE credential_domains SET \(name) = ? WHERE domain_index = ? AND server_index = ?",
+            arguments: [value, row[0], row[1]])
+        let report = try vault.integrityReport()
+        #expect(!report.parentDomainIndexMatches && !report.isIntact, "\(name) changed")
+    }
+
     @Test("the parent domains a server is indexed under")
     func parentDomains() {
         #expect(ParentDomains.domains(of: "a.b.example.com") == ["b.example.com", "example.com"])

@@ -106,6 +106,46 @@ struct GateStateTests {
         #expect(try vault.associations.all().map(\.domain) == ["other.example"])
     }
 
+    /// Issue 30: the MAC covers every column, so that no single one can be changed in the file.
+    @Test(
+        "an authentic verdict with any one column changed in the file is no longer trusted",
+        arguments: [
+            "service = 'applinks'", "app = 'ZZZZZ99999.com.example.other'", "domain = 'other.example'",
+            "verdict = 'approved'", "checked_at = '2099-01-01 00:00:00.000'", "next_check = '2099-01-01 00:00:00.000'",
+            "last_error = NULL", "retry_count = 0", "document_digest = zeroblob(32)",
+            "approved_at = '2099-01-01 00:00:00.000'",
+        ])
+    func everyVerdictColumn(edit: String) throws {
+        try vault.apps.register(
+            ApplicationIdentifier("ZZZZZ99999.com.example.other"),
+            entitlements: Entitlements(strings: ["webcredentials:other.example"]), at: Date())
+        let now = Date()
+        try vault.associations.save(
+            AssociationRecord(
+                service: .webcredentials, app: Self.app, domain: "shop.example", verdict: .denied,
+                checkedAt: now, nextCheck: now.addingTimeInterval(3600), lastError: "the site said no",
+                retryCount: 2, documentDigest: [UInt8](repeating: 7, count: 32),
+                approvedAt: now.addingTimeInterval(-86_400)))
+        #expect(try vault.associations.all().count == 1)
+        try attacker.execute("UPDATE associations SET \(edit)")
+        #expect(try vault.associations.all().isEmpty, "\(edit)")
+        #expect(try vault.integrityReport().untrustedVerdicts == 1, "\(edit)")
+    }
+
+    @Test(
+        "an authentic app row with any one column changed in the file fails with an integrity error",
+        arguments: [
+            ("application_identifier = 'ZZZZZ99999.org.renamed'", "ZZZZZ99999.org.renamed"),
+            ("entitlements = '[\"webcredentials:shop.example\"]'", LoopbackSite.app.description),
+            ("registered_at = '2020-01-01 00:00:00.000'", LoopbackSite.app.description),
+        ])
+    func everyAppColumn(edit: String, app: String) throws {
+        try attacker.execute("UPDATE apps SET \(edit)")
+        #expect(
+            failure { _ = try vault.apps.require(ApplicationIdentifier(app)) }?.code == .integrityFailure, "\(edit)")
+        #expect(try vault.integrityReport().untrustedApps.count == 1, "\(edit)")
+    }
+
     @Test("an app row written or changed outside swcred fails with an integrity error (exit 9)")
     func forgedApp() throws {
         let intruder = try ApplicationIdentifier("ZZZZZ99999.org.intruder")

@@ -109,6 +109,20 @@ struct RecordRollbackTests {
         try expectCaught(vault.path)
     }
 
+    /// The commitment's elements are keyed hashes of (id, version): with the id left out, every
+    /// record at the same version would look alike, and one could stand in for another.
+    @Test("a deleted credential brought back in place of another of the same version is caught")
+    func swappedForADeletedRecord() throws {
+        let before = try savedRows()
+        #expect(try vault.credentials.delete(server: "example.com", account: "bob"))
+        let remaining = try savedRows().map { $0[0] as Data }
+        let bob = try #require(before.first { !remaining.contains($0[0] as Data) })
+        #expect(before.allSatisfy { $0[4] as Int64 == 1 }, "all three at version 1")
+        try attacker.execute("DELETE FROM credentials WHERE id = ?", arguments: [remaining[0]])
+        try putBack([bob])
+        try expectCaught(vault.path)
+    }
+
     @Test("a credential deleted behind swcred's back is caught")
     func deletedBehindTheBack() throws {
         try attacker.execute("DELETE FROM credentials WHERE id IN (SELECT id FROM credentials LIMIT 1)")

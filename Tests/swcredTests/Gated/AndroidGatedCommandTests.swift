@@ -57,7 +57,7 @@ struct AndroidGatedCommandTests {
                 ])
             let verified = try fixture.run(["verify", Self.app], network: true)
             #expect(verified.status == 4)
-            #expect(verified.stdout.contains("get_login_creds:other.example: error: [app-not-listed]"))
+            #expect(verified.stderr.contains("swcred: get_login_creds:other.example: error: [app-not-listed]"))
 
             let deleted = try fixture.expect(
                 ["delete"] + target + ["--account", "alice", "--yes"], status: 0, network: true)

@@ -181,6 +181,32 @@ struct GatedCommandTests {
         }
     }
 
+    @Test("without a service, request, add, delete and generate --domain need --app, and say so before anything else")
+    func appRequiredWithoutService() async throws {
+        try await GatedFixture.with { fixture in
+            let cases: [([String], String?)] = [
+                (["request", "--domain", "shop.example"], nil),
+                (["request"], nil),
+                (["add", "--domain", "shop.example", "--account", "x", "--password-stdin", "--yes"], "Pw-unread-1"),
+                (["add", "--domain", "shop.example", "--account", "x", "--generate", "--yes"], nil),
+                (["delete", "--domain", "shop.example", "--account", "x", "--yes"], nil),
+                (["generate", "--domain", "shop.example"], nil),
+            ]
+            for (arguments, stdin) in cases {
+                let result = try fixture.run(arguments, stdin: stdin, network: true)
+                #expect(result.status == 2, "\(arguments): \(result.stderr)")
+                #expect(
+                    result.stderr
+                        == "swcred: error: --app is required when swcred opens the vault itself: name the app that asks (TEAMID.bundle.id or android:PACKAGE), or go through a service with --server (or SWCRED_SERVER) and the app's token, which names the app.\n",
+                    "\(arguments)")
+                #expect(result.stdout.isEmpty)
+            }
+            let lone = try fixture.run(["generate", "--app", Self.app], network: true)
+            #expect(lone.status == 2)
+            #expect(lone.stderr.contains("--app goes with --domain"), "\(lone.stderr)")
+        }
+    }
+
     /// Moves every stored verdict `days` into the past by editing the file, as an attacker would.
     private func backdateVerdicts(in vaultPath: String, days: Int) throws {
         let process = Process()

@@ -96,6 +96,52 @@ struct ServiceGatedTests {
         }
     }
 
+    /// Issue 30, section 2: the token already says which app calls.
+    @Test("through the service --app may be left out (the token's app acts); a given --app must be the token's")
+    func appFromTheToken() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            let token = try fixture.token()
+            let tokenFile = try fixture.gated.directory.writePrivateFile("token", token + "\n")
+            func run(_ arguments: [String], stdin: String? = nil) throws -> SwcredProcess.Result {
+                try fixture.runThroughService(arguments, token: token, stdin: stdin)
+            }
+            let site = ["--domain", "shop.example"]
+            let none = try SwcredProcess.run(
+                ["request"] + site + ["--server", fixture.socketPath, "--token-file", tokenFile])
+            #expect(none.status == 5, "the issue's command: \(none.stderr)")
+            let generated = try run(["generate"] + site + ["--json"])
+            #expect(generated.status == 0, "\(generated.stderr)")
+            let added = try run(
+                ["add"] + site + ["--account", "alice", "--password-stdin", "--yes"], stdin: "Pw-token-app-1")
+            #expect(added.status == 0, "\(added.stderr)")
+            #expect(added.stderr == "swcred: added: \"alice\" on shop.example\n")
+            let released = try run(["request"] + site + ["--all"])
+            #expect(released.stdout == "shop.example\talice\tPw-token-app-1\n", "\(released.stderr)")
+            #expect(try run(["request", "--all"]).stdout == released.stdout, "no --domain either")
+            let deleted = try run(["delete"] + site + ["--account", "alice", "--yes"])
+            #expect(deleted.status == 0 && deleted.stderr.contains("deleted"), "\(deleted.stderr)")
+
+            let other = GatedFixture.otherApp
+            let mismatches: [([String], String?)] = [
+                (["request", "--app", other] + site, nil),
+                (["add", "--app", other] + site + ["--account", "bob", "--password-stdin", "--yes"], "Pw-never-1"),
+                (["delete", "--app", other] + site + ["--account", "alice", "--yes"], nil),
+                (["generate", "--app", other] + site, nil),
+            ]
+            for (arguments, stdin) in mismatches {
+                let result = try run(arguments, stdin: stdin)
+                #expect(result.status == 7, "\(arguments): \(result.stderr)")
+                #expect(
+                    result.stderr.contains(
+                        "this app token belongs to \(Self.app), not to \(other): use the token made for \(other)"),
+                    "\(arguments): \(result.stderr)")
+                #expect(result.stdout.isEmpty, "\(arguments)")
+            }
+            #expect(try run(["request"] + site).status == 5, "nothing was added for the other app")
+        }
+    }
+
     @Test("each gate failure has the CLI's exit code through the service, and its status over HTTP")
     func gateFailures() async throws {
         try await ServiceFixture.with { fixture in
