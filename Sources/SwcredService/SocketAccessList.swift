@@ -24,6 +24,7 @@ enum SocketAccessList {
         if uids.isEmpty {
             guard cprocess_remove_access_acl(directory) == 0 || errno == ENODATA else {
                 throw ServiceStartError(
+                    .unusableSocketPath,
                     "cannot remove the access list of \(directory): \(String(cString: strerror(errno)))")
             }
             return
@@ -72,6 +73,7 @@ enum SocketAccessList {
         guard cprocess_set_access_acl(path, bytes, bytes.count) == 0 else {
             let reason = String(cString: strerror(errno))
             throw ServiceStartError(
+                .unusableSocketPath,
                 "cannot let --allow-uid through to \(path) with a POSIX access list (\(reason)): put --socket on a filesystem with ACLs, such as /run or ext4"
             )
         }
