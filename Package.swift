@@ -55,10 +55,16 @@ let package = Package(
         // The parsers and value types, with no dependency beyond Foundation: cheap to build with
         // fuzzing instrumentation (Fuzz/) and usable by tools that only check AASA files or rules.
         .target(name: "SharedWebCredentialsCore"),
+        // The data the library embeds, generated from Resources/ and Migrations/ by
+        // Scripts/embed-resources and Scripts/embed-migrations (CI checks they match): Apple's
+        // password rules and shared-credential groups, the EFF word list, the schema. Its own
+        // module, so that a change to code never recompiles it.
+        .target(name: "SharedWebCredentialsData"),
         .target(
             name: "SharedWebCredentials",
             dependencies: [
                 "SharedWebCredentialsCore",
+                "SharedWebCredentialsData",
                 "CSodium",
                 "CZxcvbn",
                 "CSQLiteHardening",
@@ -175,7 +181,7 @@ let package = Package(
         .testTarget(
             name: "SharedWebCredentialsTests",
             dependencies: [
-                "SharedWebCredentials", "SharedWebCredentialsTransfer", "TestSupport",
+                "SharedWebCredentials", "SharedWebCredentialsData", "SharedWebCredentialsTransfer", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

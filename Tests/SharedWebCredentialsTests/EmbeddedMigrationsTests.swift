@@ -1,4 +1,5 @@
 import Foundation
+import SharedWebCredentialsData
 import Testing
 
 @testable import SharedWebCredentials

@@ -1,4 +1,5 @@
 import Foundation
+import SharedWebCredentialsData
 
 /// Domains that share one sign-in backend, from Apple's `shared-credentials.json`
 /// (password-manager-resources, embedded in the binary).

@@ -1,4 +1,5 @@
 import Foundation
+import SharedWebCredentialsData
 
 /// The EFF large wordlist: 7,776 words (five dice), 12.925 bits each. CC BY 3.0, Electronic
 /// Frontier Foundation; embedded from `Resources/eff-large-wordlist/` (THIRD-PARTY-NOTICES.md).

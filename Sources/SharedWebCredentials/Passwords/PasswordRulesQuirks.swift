@@ -1,4 +1,5 @@
 import Foundation
+import SharedWebCredentialsData
 
 /// One entry of Apple's `password-rules.json`: the rules a site publishes or is known to enforce.
 public struct PasswordRulesQuirk: Sendable, Equatable {

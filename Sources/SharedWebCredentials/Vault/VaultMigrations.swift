@@ -1,4 +1,5 @@
 import GRDB
+import SharedWebCredentialsData
 
 /// Applies every embedded `Migrations/NNNN_*.sql` in order, each once, with GRDB's migrator.
 enum VaultMigrations {

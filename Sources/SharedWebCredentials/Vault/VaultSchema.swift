@@ -1,4 +1,5 @@
 import GRDB
+import SharedWebCredentialsData
 import Synchronization
 
 /// Checks that a vault file's schema is exactly what the embedded migrations make: the same

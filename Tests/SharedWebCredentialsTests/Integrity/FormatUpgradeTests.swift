@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SharedWebCredentialsData
 import TestSupport
 import Testing
 

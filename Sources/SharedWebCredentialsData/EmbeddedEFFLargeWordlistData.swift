@@ -2,9 +2,9 @@
 // Resources/eff-large-wordlist/eff_large_wordlist.txt
 // (CC BY 3.0, Electronic Frontier Foundation; see THIRD-PARTY-NOTICES.md). Do not edit.
 
-enum EmbeddedEFFLargeWordlistData {
+package enum EmbeddedEFFLargeWordlistData {
     /// The exact bytes of eff_large_wordlist.txt, as UTF-8 text.
-    static let text = ####"""
+    package static let text = ####"""
         11111	abacus
         11112	abdomen
         11113	abdominal

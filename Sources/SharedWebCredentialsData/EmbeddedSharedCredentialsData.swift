@@ -2,9 +2,9 @@
 // Resources/password-manager-resources/shared-credentials.json
 // (MIT, Apple Inc.; see THIRD-PARTY-NOTICES.md). Do not edit.
 
-enum EmbeddedSharedCredentialsData {
+package enum EmbeddedSharedCredentialsData {
     /// The exact bytes of shared-credentials.json, as UTF-8 text.
-    static let json = ####"""
+    package static let json = ####"""
         [
             {
                 "shared": [

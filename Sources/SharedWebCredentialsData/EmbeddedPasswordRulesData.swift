@@ -2,9 +2,9 @@
 // Resources/password-manager-resources/password-rules.json
 // (MIT, Apple Inc.; see THIRD-PARTY-NOTICES.md). Do not edit.
 
-enum EmbeddedPasswordRulesData {
+package enum EmbeddedPasswordRulesData {
     /// The exact bytes of password-rules.json, as UTF-8 text.
-    static let json = ####"""
+    package static let json = ####"""
         {
             "163.com": {
                 "password-rules": "minlength: 6; maxlength: 16;"
