@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import ZIPFoundation
 
 @testable import SharedWebCredentials
 @testable import SharedWebCredentialsTransfer
@@ -172,6 +173,47 @@ struct ImportShapeTests {
         }
     }
 
+    // MARK: 4. A bare CXF account
+
+    /// One CXF `Account`, as Apple's credential-exchange API hands it over: no version header.
+    static let bareCXFAccount = """
+        {"id": "QUNDVA", "username": "owner", "email": "owner@example.com", "collections": [],
+         "items": [
+           {"id": "SVRFTTE", "title": "Shop", "creationAt": 1700000000, "modifiedAt": 1705000000,
+            "scope": {"urls": ["https://shop.example/"], "androidApps": []},
+            "credentials": [{"type": "basic-auth", "username": {"fieldType": "string", "value": "sue"},
+                             "password": {"fieldType": "concealed-string", "value": "Bare-Pw-1"}}]},
+           {"id": "SVRFTTI", "title": "Wifi", "credentials": [{"type": "wifi", "ssid": {"fieldType": "string", "value": "home"}}]}]}
+        """
+
+    @Test("a bare CXF account is detected as CXF, not Bitwarden, and --format cxf reads it")
+    func bareCXFAccount() throws {
+        let fixture = try Fixture()
+        let path = try fixture.file("account.json", Self.bareCXFAccount)
+        let detected = try fixture.run(path, commit: false)
+        #expect(detected.format == .cxf && detected.detected)
+        #expect(detected.added == 1 && detected.skipped.map(\.reason) == [.notALogin(type: "wifi")])
+        let given = try fixture.run(path, format: .cxf)
+        #expect(given.added == 1)
+        #expect(try fixture.credential("shop.example", "sue").passwordText == "Bare-Pw-1")
+        // The full file, with its header, still reads.
+        #expect(try fixture.run(try fixture.file("full.json", TransferSamples.cxf), commit: false).format == .cxf)
+    }
+
+    @Test("JSON whose items look like both formats, or neither, is not guessed at: it asks for --format")
+    func jsonThatCannotBeTold() throws {
+        let fixture = try Fixture()
+        let both = """
+            {"items": [{"type": 1, "name": "A", "login": {"username": "a", "password": "p"}},
+                       {"title": "B", "credentials": []}]}
+            """
+        let neither = #"{"items": [{"id": "1"}]}"#
+        for json in [both, neither] {
+            let message = try #require(ImportTests.errorMessage { try fixture.run(try fixture.file("x.json", json)) })
+            #expect(message.contains("cannot tell its format") && message.contains("--format"))
+        }
+    }
+
     // MARK: 5. Password-only logins
 
     @Test("a login with a password and no username is kept with an empty account, and exports back")
@@ -212,6 +254,78 @@ struct ImportShapeTests {
         let again = try Fixture()
         #expect(try again.run(exported).added == 2)
         #expect(try again.contents() == fixture.contents())
+    }
+
+    // MARK: 6. The older 1PUX layout
+
+    @Test("the older 1PUX layout: items wrapped as {\"item\": …}, one in the trash skipped as such")
+    func olderOnePUX() throws {
+        let fixture = try Fixture()
+        let path = fixture.directory.path("old.1pux")
+        try ImportTests.makeOnePUX(
+            at: path,
+            data: """
+                {"accounts": [{"attrs": {"name": "Owner"}, "vaults": [{"attrs": {"name": "Personal"}, "items": [
+                  {"item": {"uuid": "o1", "createdAt": 1600000000, "updatedAt": 1700000000, "trashed": false,
+                   "categoryUuid": "001",
+                   "details": {"loginFields": [
+                     {"value": "olly", "name": "username", "fieldType": "T", "designation": "username"},
+                     {"value": "Old-Pw-1", "name": "password", "fieldType": "P", "designation": "password"}]},
+                   "overview": {"title": "Old", "url": "https://old.example/"}}},
+                  {"item": {"uuid": "o2", "createdAt": 1600000000, "updatedAt": 1700000000, "trashed": true,
+                   "categoryUuid": "001",
+                   "details": {"loginFields": [
+                     {"value": "olly", "name": "username", "fieldType": "T", "designation": "username"},
+                     {"value": "Gone-Pw-2", "name": "password", "fieldType": "P", "designation": "password"}]},
+                   "overview": {"title": "Gone", "url": "https://gone.example/"}}}]}]}]}
+                """)
+        let summary = try fixture.run(path)
+        #expect(summary.added == 1)
+        #expect(summary.skipped.map(\.location) == ["item 2"] && summary.skipped.map(\.reason) == [.trashed])
+        #expect(try fixture.contents() == ["old.example olly Old-Pw-1"])
+    }
+
+    // MARK: 7. Bitwarden items without a type
+
+    @Test("a Bitwarden item with a login object and no type is a login; one with neither says it has no type")
+    func bitwardenWithoutType() throws {
+        let fixture = try Fixture()
+        let json = """
+            {"items": [
+              {"name": "Hand", "login": {"uris": [{"uri": "https://hand.example/"}], "username": "hal", "password": "Hand-Pw-1"}},
+              {"name": "Memo", "notes": "just text"}]}
+            """
+        let summary = try fixture.run(try fixture.file("hand.json", json))
+        #expect(summary.format == .bitwardenJSON && summary.added == 1)
+        #expect(summary.skipped.map(\.reason) == [.notALogin(type: "it has no type, and no \"login\"")])
+        #expect(!summary.skipped[0].reason.description.contains("type 0"))
+        #expect(try fixture.contents() == ["hand.example hal Hand-Pw-1"])
+    }
+
+    // MARK: 8. A decompression bomb
+
+    /// A 1PUX whose export.data inflates to `size` bytes of zeros (a few dozen KB on disk).
+    static func makeBomb(at path: String, size: Int) throws {
+        let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)
+        let chunk = Data(count: 1 << 20)
+        try archive.addEntry(
+            with: "export.data", type: .file, uncompressedSize: Int64(size), compressionMethod: .deflate,
+            bufferSize: 1 << 20
+        ) { position, length in
+            precondition(Int(position) + length <= size)
+            return length == chunk.count ? chunk : Data(count: length)
+        }
+    }
+
+    @Test("a 1PUX whose export.data inflates past the cap is refused naming the cap, before it is parsed")
+    func decompressionBomb() throws {
+        let fixture = try Fixture()
+        let path = fixture.directory.path("bomb.1pux")
+        try Self.makeBomb(at: path, size: 65 * 1024 * 1024)
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0 < 1024 * 1024)
+        let message = try #require(ImportTests.errorMessage { try fixture.run(path) })
+        #expect(message.contains("inflates to more than 64 MiB"))
+        #expect(try fixture.vault.credentials.count() == 0)
     }
 
     // MARK: 9. The field limit
@@ -287,6 +401,21 @@ struct ImportShapeTests {
         #expect(text.hasPrefix("a,\"q\"\"") && text.hasSuffix("\",b\nc,d\n"))
         // What was handed on is still well-formed CSV: an even number of quotes.
         #expect(handed.filter { $0 == UInt8(ascii: "\"") }.count % 2 == 0)
+    }
+
+    @Test("a JSON file over 64 MiB is refused before it is read")
+    func oversizedJSONFile() throws {
+        let fixture = try Fixture()
+        let path = fixture.directory.path("huge.json")
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.write(contentsOf: Data("{\"items\": [], \"pad\": \"".utf8))
+        let chunk = Data(repeating: UInt8(ascii: "x"), count: 1 << 20)
+        for _ in 0..<65 { try handle.write(contentsOf: chunk) }
+        try handle.write(contentsOf: Data("\"}".utf8))
+        try handle.close()
+        let message = try #require(ImportTests.errorMessage { try fixture.run(path, format: .bitwardenJSON) })
+        #expect(message.contains("more than the 64 MiB of JSON swcred reads"))
     }
 
     @Test("a JSON item with a field over the limit is malformed, named by item and field")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ZIPFoundation
 
 @testable import TestSupport
 
@@ -56,6 +57,24 @@ struct ImportShapeCommandTests {
             added: 1,
             expected: ["skipped row 2: not a website (chrome: URL): the vault stores credentials by website only"]),
         Shape(
+            name: "a bare CXF account",
+            contents: """
+                {"id": "QQ", "username": "o", "email": "o@example.com", "collections": [], "items": [
+                  {"id": "SQ", "title": "Shop", "scope": {"urls": ["https://shop.example/"]},
+                   "credentials": [{"type": "basic-auth", "username": {"fieldType": "string", "value": "sue"},
+                                    "password": {"fieldType": "concealed-string", "value": "Shape-Pw-7"}}]}]}
+                """,
+            added: 1,
+            expected: ["format:     Credential Exchange Format (CXF 1.0) (cxf, detected)"]),
+        Shape(
+            name: "Bitwarden items without a type",
+            contents: """
+                {"items": [{"name": "Hand", "login": {"uris": [{"uri": "https://test-uri-1"}], "username": "hal",
+                  "password": "Shape-Pw-8"}}, {"name": "Memo", "notes": "text"}]}
+                """,
+            added: 1,
+            expected: ["skipped item 2: not a login (it has no type, and no \"login\")"]),
+        Shape(
             name: "a password-only Chrome row",
             contents: "name,url,username,password,note\nrouter,https://router.example/,,Shape-Pw-9,\n",
             added: 1,
@@ -91,7 +110,7 @@ struct ImportShapeCommandTests {
     @Test("a password-only login is saved with an empty account, shown, listed and exported with it")
     func passwordOnly() throws {
         let fixture = try Fixture()
-        let file = try fixture.directory.writePrivateFile("pw.csv", Self.shapes[3].contents)
+        let file = try fixture.directory.writePrivateFile("pw.csv", Self.shapes[5].contents)
         let imported = try fixture.run(["import", file, "--yes"])
         #expect(imported.status == 0, "\(imported.stderr)")
         let shown = try fixture.run(["item", "show", "router.example", "--account", "", "--json"])
@@ -101,6 +120,26 @@ struct ImportShapeCommandTests {
         #expect(try fixture.exportedLines().contains("router,https://router.example/,,Shape-Pw-9,,"))
         let listed = try fixture.run(["item", "list"])
         #expect(listed.stdout.hasPrefix("router.example\t\trouter\t"))
+    }
+
+    @Test("a 1PUX decompression bomb is refused with exit 2, naming the cap, and nothing is written")
+    func decompressionBomb() throws {
+        let fixture = try Fixture()
+        let path = fixture.directory.path("bomb.1pux")
+        let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)
+        let size = 65 * 1024 * 1024
+        let chunk = Data(count: 1 << 20)
+        try archive.addEntry(
+            with: "export.data", type: .file, uncompressedSize: Int64(size), compressionMethod: .deflate,
+            bufferSize: 1 << 20
+        ) { _, length in length == chunk.count ? chunk : Data(count: length) }
+        let started = Date()
+        let result = try fixture.run(["import", path, "--dry-run"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("inflates to more than 64 MiB"), "\(result.stderr)")
+        // Refused as it inflates, not after: generous, for a debug build on a loaded machine.
+        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(try fixture.run(["status"]).stdout.contains("credentials:  0"))
     }
 
     @Test("a field over the limit fails the import naming row, field and limit; --skip-invalid lists it")
