@@ -187,7 +187,8 @@ let package = Package(
         ),
         .testTarget(
             name: "swcredTests",
-            dependencies: ["TestSupport"]
+            // ZIPFoundation to write the hostile 1PUX files the import tests feed the binary.
+            dependencies: ["TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
         ),
     ]
 )

@@ -129,7 +129,8 @@ public struct SharedWebCredentials: Sendable {
     /// - Parameters:
     ///   - password: the new password, or `nil` to delete.
     ///   - confirm: asked before the change is made; returning `false` cancels it.
-    /// - Throws: `invalidInput` for an empty account or password, the gate's errors, `neverSave`
+    /// - Throws: `invalidInput` for an empty account or password or one longer than
+    ///   ``Credential/maximumFieldBytes``, the gate's errors, `neverSave`
     ///   when the owner marked the host "never save", `declined` when `confirm` says no, or the
     ///   error of the audit entry (then nothing is changed: the change and its entry are one
     ///   transaction).
@@ -153,6 +154,7 @@ public struct SharedWebCredentials: Sendable {
         if let password, password.isEmpty {
             throw SharedWebCredentialsError(.invalidInput, "the password is empty; nothing was saved")
         }
+        if let password { try Credential.checkFieldSizes(account: account, password: password, details: .none) }
         let registered = try vault.apps.require(app)
         _ = try await gate.authorize(app: registered, domain: domain)
         if password != nil, try vault.neverSave.isMarked(domain.host) {

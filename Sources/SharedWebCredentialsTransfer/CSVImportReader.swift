@@ -14,7 +14,11 @@ final class CSVImportReader: ImportReader {
 
     /// Opens `path` and reads its header; detects the format from it when `format` is nil.
     init(path: String, format: ImportFormat?) throws {
-        guard let stream = CountingInputStream(path: path) else { throw ImportFile.unreadable(path) }
+        guard
+            let stream = CountingInputStream(
+                path: path,
+                fieldLimit: CountingInputStream.fieldLimit(forMaximumFieldBytes: Credential.maximumFieldBytes))
+        else { throw ImportFile.unreadable(path) }
         do {
             reader = try CSVReader(stream: stream, hasHeaderRow: true)
         } catch {
@@ -35,8 +39,23 @@ final class CSVImportReader: ImportReader {
 
     var bytesRead: Int { stream.bytesRead }
 
+    /// Rows short of optional fields, read with them empty: their numbers, and the fewest fields
+    /// one had.
+    private var shortRows: [Int] = []
+    private var fewestFields = Int.max
+
+    var warnings: [String] {
+        guard !shortRows.isEmpty else { return [] }
+        let missing = header[fewestFields...].map { "\"\($0)\"" }.joined(separator: ", ")
+        let rows = shortRows.prefix(10).map(String.init).joined(separator: ", ") + (shortRows.count > 10 ? ", …" : "")
+        return [
+            "\(shortRows.count) \(shortRows.count == 1 ? "row has" : "rows have") fewer fields than the header's \(header.count) (row\(shortRows.count == 1 ? "" : "s") \(rows)): the missing optional fields (\(missing)) were read as empty"
+        ]
+    }
+
     /// Calls `body` with each row; the last row is held back until the end of the file is
-    /// reached, so that a file cut off inside a quoted field reports that row as invalid.
+    /// reached, so that a file cut off inside a quoted field, or inside a row, reports that row as
+    /// invalid.
     func forEach(_ body: (ImportElement) throws -> Void) throws {
         var number = 1
         var pending: (number: Int, fields: [String])?
@@ -44,7 +63,7 @@ final class CSVImportReader: ImportReader {
             if let error = reader.error { throw ImportFile.readFailure(error) }
             number += 1
             if fields == [""] { continue }  // a blank line
-            if let pending { try body(element(pending.fields, number: pending.number)) }
+            if let pending { try body(element(pending.fields, number: pending.number, cutOff: false)) }
             pending = (number, fields)
         }
         if let error = reader.error { throw ImportFile.readFailure(error) }
@@ -55,17 +74,40 @@ final class CSVImportReader: ImportReader {
                     location: "row \(pending.number)",
                     problem: "the file ends inside a quoted field: it is truncated (export it again)"))
         } else {
-            try body(element(pending.fields, number: pending.number))
+            // Only the last row can have been cut off by truncation, and only when no line break
+            // follows it.
+            try body(element(pending.fields, number: pending.number, cutOff: !stream.endsWithLineBreak))
         }
     }
 
-    private func element(_ fields: [String], number: Int) -> ImportElement {
+    /// The element for one row. A row with fewer fields than the header is read with the missing
+    /// ones empty when they are all optional (not the URL, username, password or type) and it was
+    /// not cut off (a last row with no line break after it); otherwise it is invalid.
+    private func element(_ fields: [String], number: Int, cutOff: Bool) -> ImportElement {
         let location = "row \(number)"
-        guard fields.count == header.count else {
+        var fields = fields
+        if fields.count != header.count {
+            let required = [columns.url, columns.username, columns.password] + (columns.type.map { [$0] } ?? [])
+            guard fields.count < header.count, !cutOff, required.allSatisfy({ $0 < fields.count }) else {
+                let why =
+                    fields.count > header.count
+                    ? "an unquoted comma?"
+                    : cutOff
+                        ? "a truncated row: the file ends inside it"
+                        : "the missing ones include a required field: \(required.filter { $0 >= fields.count }.map { "\"\(header[$0])\"" }.joined(separator: ", "))"
+                return .invalid(
+                    location: location,
+                    problem: "it has \(fields.count) fields where the header has \(header.count) (\(why))")
+            }
+            shortRows.append(number)
+            fewestFields = min(fewestFields, fields.count)
+            fields += Array(repeating: "", count: header.count - fields.count)
+        }
+        if let index = fields.firstIndex(where: { $0.utf8.count > Credential.maximumFieldBytes }) {
             return .invalid(
                 location: location,
                 problem:
-                    "it has \(fields.count) fields where the header has \(header.count) (a truncated row, or an unquoted comma)"
+                    "its \"\(header[index])\" field is longer than the vault's limit of \(Credential.maximumFieldBytes) bytes (16 KiB) per field"
             )
         }
         func field(_ index: Int?) -> String { index.map { fields[$0] } ?? "" }

@@ -50,6 +50,7 @@ public struct CredentialImport {
                     try apply(element, with: &applier, to: &summary)
                 }
                 progress?(total, total)
+                summary.warnings = reader.warnings
                 guard try confirm(summary) else { throw RollBack() }
                 try batch.recordAudit(AuditEvent(actor: .owner, operation: .import))
                 summary.committed = true
@@ -83,8 +84,13 @@ public struct CredentialImport {
         _ entry: ImportEntry, with applier: inout ConflictApplier, to summary: inout ImportSummary
     ) throws {
         if entry.urls.isEmpty { return summary.skipped.append((entry.location, .noURL)) }
+        if let (field, bytes) = entry.oversizedField {
+            let problem =
+                "its \(field) field is \(bytes) bytes, longer than the vault's limit of \(Credential.maximumFieldBytes) bytes (16 KiB) per field"
+            return try apply(.invalid(location: entry.location, problem: problem), with: &applier, to: &summary)
+        }
         var sites: [DomainTarget] = []
-        var androidPackage: String?
+        var notWeb: SkipReason?
         for url in entry.urls {
             let address: SiteAddress
             do {
@@ -95,17 +101,18 @@ public struct CredentialImport {
             }
             switch address {
             case .android(let package):
-                androidPackage = package
+                notWeb = notWeb ?? .androidApp(package: package)
+            case .notWeb(let what):
+                notWeb = notWeb ?? .notAWebsite(what)
             case .site(let target, let insecure):
                 if insecure { summary.insecure.append(entry.location) }
                 if !sites.contains(target) { sites.append(target) }
             }
         }
-        if sites.isEmpty, let androidPackage {
-            return summary.skipped.append((entry.location, .androidApp(package: androidPackage)))
-        }
+        // An entry with a website and another address (an app, ssh) is kept for the website.
+        if sites.isEmpty, let notWeb { return summary.skipped.append((entry.location, notWeb)) }
         if entry.password.isEmpty { return summary.skipped.append((entry.location, .emptyPassword)) }
-        if entry.account.isEmpty { return summary.skipped.append((entry.location, .noUsername)) }
+        // An empty account is kept: a password-only login, as browsers and other managers keep them.
         for site in sites {
             switch try applier.apply(entry, to: site) {
             case .outcome(.added): summary.added += 1

@@ -12,6 +12,16 @@ struct ImportEntry {
     let details: CredentialDetails
     let created: Date?
     let modified: Date?
+
+    /// The first field longer than ``Credential/maximumFieldBytes``, named as messages name it,
+    /// and its size; nil when every field fits.
+    var oversizedField: (name: String, bytes: Int)? {
+        let fields = [
+            ("username", account), ("password", password), ("title", details.label ?? ""),
+            ("notes", details.notes ?? ""), ("one-time-password URI", details.otpAuth ?? ""),
+        ]
+        return fields.lazy.map { ($0, $1.utf8.count) }.first { $0.1 > Credential.maximumFieldBytes }
+    }
 }
 
 /// What a reader yields for each row or item of a file.
@@ -29,14 +39,17 @@ enum ImportElement {
 public enum SkipReason: Hashable, Sendable, CustomStringConvertible {
     /// The password is empty (the vault keeps none).
     case emptyPassword
-    /// The username is empty (the vault identifies a credential by its account).
-    case noUsername
     /// The entry has no URL.
     case noURL
     /// An Android app's credential (`android://`): the vault stores credentials by website.
     case androidApp(package: String)
+    /// A URL that is not a website's (`ssh:`, `file:`, Firefox's `chrome:`, or text that is no
+    /// host name): the vault stores credentials by website. What it is, without its content.
+    case notAWebsite(String)
     /// An entry of another type than a login (a note, a card, a passkey…).
     case notALogin(type: String)
+    /// The item is in the exporting app's trash (deleted there).
+    case trashed
     /// The vault already has this credential with another password (`--on-conflict skip`).
     case exists
     /// An earlier entry of the file already gave this credential (`--on-conflict skip`).
@@ -50,10 +63,11 @@ public enum SkipReason: Hashable, Sendable, CustomStringConvertible {
     public var category: String {
         switch self {
         case .emptyPassword: "empty password"
-        case .noUsername: "no username"
         case .noURL: "no URL"
         case .androidApp: "Android app (the vault stores credentials by website)"
+        case .notAWebsite: "not a website (the vault stores credentials by website)"
         case .notALogin: "not a login"
+        case .trashed: "in the trash (deleted in the exporting app)"
         case .exists: "already saved with another password (--on-conflict skip)"
         case .duplicate: "duplicate in the file (--on-conflict skip)"
         case .notNewer: "not newer than the saved one (--on-conflict newer)"
@@ -64,6 +78,7 @@ public enum SkipReason: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .androidApp(let package): "Android app \(package): the vault stores credentials by website only"
+        case .notAWebsite(let what): "not a website (\(what)): the vault stores credentials by website only"
         case .notALogin(let type): "not a login (\(type))"
         case .duplicate(let first): "duplicate of \(first)"
         case .invalid(let problem): problem

@@ -39,7 +39,22 @@ enum ImportFiles {
         return first == UInt8(ascii: "{") ? .json : .text
     }
 
+    /// The most bytes of JSON an import reads (a Bitwarden or CXF file, or a 1PUX file's
+    /// `export.data` once inflated): the JSON formats are parsed whole, so this bounds the memory
+    /// an import takes. A real export of thousands of logins is a few MB.
+    static let maximumJSONBytes = 64 * 1024 * 1024
+
+    /// `bytes` in MiB, for messages.
+    static func describe(bytes: Int) -> String { "\(bytes / (1024 * 1024)) MiB" }
+
     private static func readJSON(_ path: String) throws -> Any {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        guard size <= maximumJSONBytes else {
+            throw SharedWebCredentialsError(
+                .invalidInput,
+                "\(path) is \(size / (1024 * 1024)) MiB, more than the \(describe(bytes: maximumJSONBytes)) of JSON swcred reads (a real export is a few MB): it is not an export, or split it; nothing was imported"
+            )
+        }
         guard var data = FileManager.default.contents(atPath: path) else { throw ImportFile.unreadable(path) }
         if data.starts(with: [0xEF, 0xBB, 0xBF]) { data.removeFirst(3) }
         return try parseJSON(data, what: path)

@@ -9,6 +9,13 @@ protocol ImportReader: AnyObject {
     var bytesRead: Int { get }
     /// Calls `body` with each row or item, in file order.
     func forEach(_ body: (ImportElement) throws -> Void) throws
+    /// What the reader read leniently, once each, after ``forEach(_:)``: not errors, but worth
+    /// knowing (rows short of optional fields).
+    var warnings: [String] { get }
+}
+
+extension ImportReader {
+    var warnings: [String] { [] }
 }
 
 /// Errors about the import file itself.

@@ -14,6 +14,8 @@ public struct ImportSummary: Sendable {
     public internal(set) var skipped: [(location: String, reason: SkipReason)] = []
     /// Rows or items whose URL was `http:`: imported, but the site sends the password in clear.
     public internal(set) var insecure: [String] = []
+    /// What was read leniently, each said once (rows short of optional fields).
+    public internal(set) var warnings: [String] = []
     /// Whether the changes were committed (false for a dry run or a declined confirmation).
     public internal(set) var committed = false
 

@@ -29,10 +29,15 @@ final class JSONImportReader: ImportReader {
             self.items = items
             read = BitwardenJSONItem.element
         case .cxf:
-            guard let accounts = root["accounts"] as? [[String: Any]] else {
-                throw Self.shape(path, format, "it has no \"accounts\" array")
+            // The full file (a header with `accounts`), or one bare account (`items`), as Apple's
+            // credential-exchange API hands it over.
+            if let accounts = root["accounts"] as? [[String: Any]] {
+                items = accounts.flatMap { $0["items"] as? [[String: Any]] ?? [] }
+            } else if let items = root["items"] as? [[String: Any]] {
+                self.items = items
+            } else {
+                throw Self.shape(path, format, "it has neither an \"accounts\" array nor an account's \"items\"")
             }
-            items = accounts.flatMap { $0["items"] as? [[String: Any]] ?? [] }
             read = CXFItem.element
         case .onePassword1PUX:
             guard let accounts = root["accounts"] as? [[String: Any]] else {
@@ -50,19 +55,43 @@ final class JSONImportReader: ImportReader {
         for (index, item) in items.enumerated() { try body(read(item, "item \(index + 1)")) }
     }
 
-    /// The JSON format of a parsed file: an `encrypted` flag or `items` is Bitwarden, `accounts`
-    /// with items is CXF, with vaults a 1PUX `export.data`.
+    /// The JSON format of a parsed file, claimed only on that format's own shape: `accounts` with
+    /// vaults is a 1PUX `export.data`, without them a CXF file; an `encrypted` flag is Bitwarden;
+    /// `items` are Bitwarden's when they carry `login`, `name`, `notes` or `type`, a bare CXF account's when
+    /// they carry `credentials` or `title` (or, with no items, when the object has an account's
+    /// `username` or `email`). Throws, asking for `--format`, when the shape says neither or both.
     static func detect(_ json: Any, path: String) throws -> ImportFormat {
-        if let root = json as? [String: Any] {
-            if root["encrypted"] != nil || root["items"] != nil { return .bitwardenJSON }
-            if let accounts = root["accounts"] as? [[String: Any]] {
-                return accounts.contains { $0["vaults"] != nil } ? .onePassword1PUX : .cxf
-            }
+        func unknown(_ why: String) -> SharedWebCredentialsError {
+            SharedWebCredentialsError(
+                .invalidInput,
+                "\(path) is JSON, but swcred cannot tell its format: \(why). Name the format with --format (bitwarden-json, cxf)"
+            )
         }
-        throw SharedWebCredentialsError(
-            .invalidInput,
-            "\(path) is JSON of no format swcred imports (expected Bitwarden's \"items\" or CXF's \"accounts\"); name the format with --format"
-        )
+        guard let root = json as? [String: Any] else { throw unknown("the top level is not an object") }
+        if let accounts = root["accounts"] as? [[String: Any]] {
+            return accounts.contains { $0["vaults"] != nil } ? .onePassword1PUX : .cxf
+        }
+        if root["encrypted"] != nil { return .bitwardenJSON }
+        guard let items = root["items"] as? [[String: Any]] else {
+            throw unknown("it has neither Bitwarden's or a CXF account's \"items\" nor CXF's \"accounts\"")
+        }
+        let bitwarden = items.filter {
+            $0["login"] != nil || $0["name"] != nil || $0["notes"] != nil || $0["type"] is NSNumber
+        }.count
+        let cxf = items.filter { $0["credentials"] != nil || $0["title"] != nil }.count
+        switch (bitwarden > 0, cxf > 0) {
+        case (true, false): return .bitwardenJSON
+        case (false, true): return .cxf
+        case (true, true):
+            throw unknown(
+                "of its items, \(bitwarden) look like Bitwarden's (login, name, notes, type) and \(cxf) like CXF's (credentials, title)"
+            )
+        case (false, false):
+            if items.isEmpty, root["username"] is String || root["email"] is String { return .cxf }
+            if items.isEmpty, root["folders"] != nil { return .bitwardenJSON }
+            throw unknown(
+                "its items carry neither Bitwarden's login, name, notes or type nor CXF's credentials or title")
+        }
     }
 
     private static func shape(_ path: String, _ format: ImportFormat, _ problem: String) -> SharedWebCredentialsError {
@@ -75,16 +104,27 @@ func string(_ object: [String: Any]?, _ key: String) -> String {
     object?[key] as? String ?? ""
 }
 
-/// Bitwarden's item: `type` 1 is a login with `login.uris[].uri`, `username`, `password`, `totp`.
+/// Bitwarden's item: `type` 1 (or no type and a `login` object) is a login with `login.uris[].uri`,
+/// `username`, `password`, `totp`.
 enum BitwardenJSONItem {
     static let typeNames = [2: "secure note", 3: "card", 4: "identity", 5: "SSH key"]
 
+    /// An item whose `type` is 1, or that has none but carries a `login` object, is a login.
     static func element(_ item: [String: Any], location: String) -> ImportElement {
-        let type = item["type"] as? Int ?? 0
-        guard type == 1 else {
+        let login = item["login"] as? [String: Any]
+        switch item["type"] {
+        case nil where login != nil:
+            break
+        case nil:
+            return .skipped(location: location, reason: .notALogin(type: "it has no type, and no \"login\""))
+        case let type as Int where type == 1:
+            break
+        case let type as Int:
             return .skipped(location: location, reason: .notALogin(type: typeNames[type] ?? "type \(type)"))
+        case let type?:
+            return .skipped(location: location, reason: .notALogin(type: "type \(type)"))
         }
-        guard let login = item["login"] as? [String: Any] else {
+        guard let login else {
             return .invalid(location: location, problem: "a login item without \"login\"")
         }
         let times: (Date?, Date?)
@@ -135,7 +175,8 @@ enum CXFItem {
     }
 }
 
-/// A 1PUX item: category `001` is a login, its `details.loginFields` designate the username and
+/// A 1PUX item (bare, or wrapped as `{"item": {...}}` by the older layout; one in the trash is
+/// skipped): category `001` is a login, its `details.loginFields` designate the username and
 /// password, `overview.urls` (or `overview.url`) its sites, a section field's `value.totp` its
 /// one-time-password URI.
 enum OnePUXItem {
@@ -144,11 +185,17 @@ enum OnePUXItem {
         "100": "software license", "101": "bank account", "102": "database", "110": "server", "111": "SSH key",
     ]
 
-    static func element(_ item: [String: Any], location: String) -> ImportElement {
+    static func element(_ wrapped: [String: Any], location: String) -> ImportElement {
+        // 1Password 8's first releases wrapped each item as {"item": {...}}.
+        let item = wrapped["item"] as? [String: Any] ?? wrapped
+        if item["trashed"] as? Bool == true || wrapped["trashed"] as? Bool == true {
+            return .skipped(location: location, reason: .trashed)
+        }
         let category = string(item, "categoryUuid")
         guard category == "001" else {
-            return .skipped(
-                location: location, reason: .notALogin(type: categoryNames[category] ?? "category \(category)"))
+            let type =
+                category.isEmpty ? "it has no categoryUuid" : categoryNames[category] ?? "category \(category)"
+            return .skipped(location: location, reason: .notALogin(type: type))
         }
         let details = item["details"] as? [String: Any] ?? [:]
         let fields = details["loginFields"] as? [[String: Any]] ?? []

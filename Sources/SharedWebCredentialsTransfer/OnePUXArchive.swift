@@ -6,7 +6,9 @@ import ZIPFoundation
 /// account, vault and item) and attached files, which are not imported.
 enum OnePUXArchive {
     /// `export.data`, parsed; read from the archive into memory only, never to a temporary file.
-    static func exportData(at path: String) throws -> Any {
+    /// It may inflate to ``ImportFiles/maximumJSONBytes`` at most, counted while inflating (the
+    /// size the zip's header claims is not trusted): past that the file is refused as it is read.
+    static func exportData(at path: String, limit: Int = ImportFiles.maximumJSONBytes) throws -> Any {
         let archive: Archive
         do {
             archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
@@ -20,7 +22,15 @@ enum OnePUXArchive {
         }
         var data = Data()
         do {
-            _ = try archive.extract(entry, skipCRC32: false) { data.append($0) }
+            _ = try archive.extract(entry, skipCRC32: false) { chunk in
+                guard data.count + chunk.count <= limit else { throw TooLarge() }
+                data.append(chunk)
+            }
+        } catch is TooLarge {
+            throw SharedWebCredentialsError(
+                .invalidInput,
+                "export.data in \(path) inflates to more than \(ImportFiles.describe(bytes: limit)), the most swcred unpacks from a 1PUX file (a real export's is a few MB): it is damaged or not an export; nothing was imported"
+            )
         } catch {
             throw SharedWebCredentialsError(
                 .invalidInput,
@@ -28,4 +38,6 @@ enum OnePUXArchive {
         }
         return try ImportFiles.parseJSON(data, what: "export.data in \(path)")
     }
+
+    private struct TooLarge: Error {}
 }

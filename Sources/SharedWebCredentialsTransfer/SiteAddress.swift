@@ -1,25 +1,36 @@
 import SharedWebCredentials
 
 /// Where an imported URL points: a website the vault can store a credential for, an Android
-/// app, or nothing usable.
+/// app, something else that is not a website, or a malformed web address (an error).
 enum SiteAddress: Equatable {
     /// A web server: the host (IDNs in `xn--` form) and its non-default port. `insecure` when the
     /// URL was `http:`, which the summary flags.
     case site(DomainTarget, insecure: Bool)
     /// `android://HASH@PACKAGE/`, as Chrome writes for Android apps.
     case android(package: String)
+    /// Not a website: another scheme (`ssh:`, `file:`, Firefox's own `chrome:`…), or text without
+    /// a scheme that is no host name (a title in the URL column). `what` says which, without
+    /// quoting the URL (which may hold a user name and password).
+    case notWeb(String)
 
     /// Parses a URL as password managers write it: a scheme (`https`, `http`, or none, for a bare
-    /// host as KeePassXC often holds), the host and port kept, user info, path, query and
-    /// fragment dropped. Throws `.invalidInput` naming the problem.
+    /// host with a dot as KeePassXC often holds), the host and port kept, user info, path, query and
+    /// fragment dropped. Throws `.invalidInput` naming the problem only for an `https:` or
+    /// `http:` URL whose host is malformed: that is a damaged row, where another scheme or a
+    /// value that is no host at all is a credential for something other than a website.
     static func parse(_ text: String) throws -> SiteAddress {
         let trimmed = text.trimmedOfSpaces
         guard !trimmed.isEmpty else { throw invalid(text, "it is empty") }
         var rest = Substring(trimmed)
-        var scheme = "https"
+        var scheme: String?
         if let separator = trimmed.firstRange(of: "://") {
             scheme = trimmed[..<separator.lowerBound].lowercased()
             rest = trimmed[separator.upperBound...]
+        } else if let colon = trimmed.firstIndex(of: ":"), isScheme(trimmed[..<colon]),
+            trimmed[colon...].dropFirst().first.map({ !($0.isASCII && $0.isNumber) }) ?? true
+        {
+            // `mailto:`, `about:blank`: a scheme without `//` (`host:8080` is a port, not one).
+            return .notWeb("\(trimmed[..<colon].lowercased()): URL")
         }
         if scheme == "android" {
             let authority = rest.prefix { $0 != "/" }
@@ -27,17 +38,30 @@ enum SiteAddress: Equatable {
             guard !package.isEmpty else { throw invalid(text, "the Android URL names no package") }
             return .android(package: String(package))
         }
-        guard scheme == "https" || scheme == "http" else {
-            throw invalid(text, "the scheme \"\(scheme)\" is not a web address (use https or http)")
+        if let scheme, scheme != "https" && scheme != "http" {
+            return .notWeb(isScheme(Substring(scheme)) ? "\(scheme): URL" : "no web address")
         }
         var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
         if scheme == "http", authority.hasSuffix(":80") { authority = authority.dropLast(3) }
         do {
-            return .site(try DomainTarget(String(authority), allowDeveloperHosts: true), insecure: scheme == "http")
+            // A single-label (intranet) host needs its scheme, as browsers write it: a bare word
+            // is more likely a title in the URL column than a host.
+            let target = try DomainTarget(
+                String(authority), allowDeveloperHosts: true, allowSingleLabel: scheme != nil)
+            return .site(target, insecure: scheme == "http")
         } catch let error as SharedWebCredentialsError {
+            // Without a scheme, text that is no host name is not a web address at all.
+            guard scheme != nil else { return .notWeb("no web address: no scheme, and no host name") }
             throw invalid(text, error.message)
         }
+    }
+
+    /// Whether `text` is a URL scheme: a letter, then letters, digits, `+`, `-` or `.`; one with
+    /// a dot (`example.com:8443`) is taken for a host.
+    private static func isScheme(_ text: Substring) -> Bool {
+        guard let first = text.first, first.isASCII, first.isLetter, !text.contains(".") else { return false }
+        return text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-") }
     }
 
     private static func invalid(_ text: String, _ problem: String) -> SharedWebCredentialsError {

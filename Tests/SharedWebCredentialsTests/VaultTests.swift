@@ -62,8 +62,13 @@ struct VaultTests {
         #expect(
             Support.errorCode { try store.upsert(server: "a.com", port: 70000, account: "a", password: password) }
                 == .invalidInput)
+        let long = String(repeating: "x", count: Credential.maximumFieldBytes + 1)
         #expect(
-            Support.errorCode { try store.upsert(server: "a.com", account: "", password: password) } == .invalidInput)
+            Support.errorCode { try store.upsert(server: "a.com", account: long, password: password) } == .invalidInput)
+        #expect(
+            Support.errorCode {
+                try store.upsert(server: "a.com", account: "a", password: password, details: .init(notes: long))
+            } == .invalidInput)
         #expect(
             Support.errorCode { try store.upsert(server: "a.com", account: "a", password: SecureBytes(utf8: "")) }
                 == .invalidInput)
@@ -78,7 +83,7 @@ struct VaultTests {
             Support.errorCode {
                 try store.batch { batch in
                     try batch.upsert(server: "a.example", account: "one", password: SecureBytes(utf8: "1"))
-                    try batch.upsert(server: "a.example", account: "", password: SecureBytes(utf8: "2"))
+                    try batch.upsert(server: "a.example", account: "two", password: SecureBytes(utf8: ""))
                 }
             } == .invalidInput)
         #expect(try store.count() == 0)

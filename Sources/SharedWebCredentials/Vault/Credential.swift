@@ -52,3 +52,35 @@ struct CredentialKey {
         self.port = port == 443 ? nil : port
     }
 }
+
+extension Credential {
+    /// The most bytes (UTF-8) that any one field of a credential may hold: the account name, the
+    /// password, the label, the notes and the one-time-password URI. 16 KiB is far more than any
+    /// of them needs (a long note of recovery codes is a few KiB), and small enough that a whole
+    /// credential fits in one request to the service, whose bodies are capped at 64 KiB. Every
+    /// write enforces it (``CredentialBatch/upsert(server:port:account:password:details:created:modified:)``,
+    /// which the gated facade, `swcred item set`, the service and import all go through), and
+    /// import refuses a row with a longer field.
+    public static let maximumFieldBytes = 16 * 1024
+
+    /// Throws `.invalidInput` naming the first field longer than ``maximumFieldBytes`` (by its
+    /// size, never its content).
+    public static func checkFieldSizes(account: String, password: SecureBytes, details: CredentialDetails) throws {
+        let fields: [(name: String, bytes: Int)] = [
+            ("account name", account.utf8.count), ("password", password.count),
+            ("label", details.label?.utf8.count ?? 0), ("notes", details.notes?.utf8.count ?? 0),
+            ("one-time-password URI", details.otpAuth?.utf8.count ?? 0),
+        ]
+        if let field = fields.first(where: { $0.bytes > maximumFieldBytes }) {
+            throw fieldTooLong(field.name, bytes: field.bytes)
+        }
+    }
+
+    /// The refusal of a field of `bytes` bytes, over ``maximumFieldBytes``.
+    public static func fieldTooLong(_ field: String, bytes: Int) -> SharedWebCredentialsError {
+        SharedWebCredentialsError(
+            .invalidInput,
+            "the \(field) is \(bytes) bytes, over the vault's limit of \(maximumFieldBytes) bytes (16 KiB) per field: shorten it; nothing was saved"
+        )
+    }
+}

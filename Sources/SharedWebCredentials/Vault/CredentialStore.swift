@@ -240,19 +240,19 @@ public struct CredentialBatch {
     /// Adds a credential, or updates the password (and the details, when given) of an existing
     /// one. Nil `details` keeps an existing credential's details, and gives a new one none.
     /// `created` and `modified` (an import's times) default to now; an update keeps the
-    /// existing creation time.
+    /// existing creation time. The account may be empty (a password-only login, as browsers and
+    /// other managers keep them; the gated facade still asks apps for one); the password may not,
+    /// and no field may be longer than ``Credential/maximumFieldBytes`` (`.invalidInput`).
     @discardableResult
     public func upsert(
         server: String, port: Int? = nil, account: String, password: SecureBytes, details: CredentialDetails? = nil,
         created: Date? = nil, modified: Date? = nil
     ) throws -> UpsertOutcome {
         let key = try CredentialKey(server: server, port: port)
-        guard !account.isEmpty else {
-            throw SharedWebCredentialsError(.invalidInput, "The account name is empty: give a non-empty account.")
-        }
         guard !password.isEmpty else {
             throw SharedWebCredentialsError(.invalidInput, "The password is empty: give a non-empty password.")
         }
+        try Credential.checkFieldSizes(account: account, password: password, details: details ?? .none)
         let index = keys.accountIndex(key, account: account)
         let now = Date()
         // Most upserts of an import are new: try the insert first, look up only on a conflict.
@@ -321,6 +321,9 @@ public struct CredentialBatch {
         let key = try CredentialKey(server: server, port: port)
         guard !newAccount.isEmpty else {
             throw SharedWebCredentialsError(.invalidInput, "The new account name is empty: give a non-empty account.")
+        }
+        if newAccount.utf8.count > Credential.maximumFieldBytes {
+            throw Credential.fieldTooLong("new account name", bytes: newAccount.utf8.count)
         }
         let newIndex = keys.accountIndex(key, account: newAccount)
         let taken = try Bool.fetchOne(

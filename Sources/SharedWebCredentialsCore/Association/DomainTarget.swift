@@ -13,8 +13,11 @@ public struct DomainTarget: Hashable, Sendable, CustomStringConvertible, Compara
     }
 
     /// Parses `host[:port]` as typed by a user. IP addresses and localhost are rejected unless
-    /// `allowDeveloperHosts` is true (they need `mode=developer` in an entitlement).
-    public init(_ text: String, allowDeveloperHosts: Bool = false) throws {
+    /// `allowDeveloperHosts` is true (they need `mode=developer` in an entitlement). A host of one
+    /// label (an intranet's `wiki`) is rejected unless `allowSingleLabel` is true as well: no
+    /// entitlement entry or AASA host can name one, so the gate never approves an app for it, but
+    /// the owner may keep credentials for it, as browsers do.
+    public init(_ text: String, allowDeveloperHosts: Bool = false, allowSingleLabel: Bool = false) throws {
         let context = "domain \"\(text)\""
         var hostPart = Substring(text)
         var port: Int?
@@ -30,7 +33,8 @@ public struct DomainTarget: Hashable, Sendable, CustomStringConvertible, Compara
             hostPart = text[..<colon]
             port = try parsePort(text[text.index(after: colon)...], context: context)
         }
-        let (host, kind) = try HostName.normalize(String(hostPart), context: context)
+        let (host, kind) = try HostName.normalize(
+            String(hostPart), context: context, allowSingleLabel: allowDeveloperHosts && allowSingleLabel)
         if kind != .domain && !allowDeveloperHosts {
             throw SharedWebCredentialsError(
                 .invalidInput,

@@ -11,14 +11,22 @@ public enum HostName {
         case ipAddress
         /// `localhost` (allowed only in developer mode).
         case localhost
+        /// A name of one label other than `localhost`, such as an intranet's `wiki`: returned only
+        /// when the caller allows it. No entitlement entry or AASA host can name one.
+        case singleLabel
     }
 
     /// Converts a host to lower-case ASCII (IDNA for Unicode labels) and checks SPEC.md §2's rules.
     ///
-    /// - Parameter context: how the caller names the input in error messages (e.g. `domain "x"`).
+    /// - Parameters:
+    ///   - context: how the caller names the input in error messages (e.g. `domain "x"`).
+    ///   - allowSingleLabel: whether a name of one label (an intranet host such as `wiki`) is
+    ///     returned as `.singleLabel` instead of refused for having no dot.
     /// - Returns: the ASCII host and its kind. IP and localhost are returned; the caller decides
     ///   whether its mode allows them.
-    public static func normalize(_ input: String, context: String) throws -> (host: String, kind: Kind) {
+    public static func normalize(
+        _ input: String, context: String, allowSingleLabel: Bool = false
+    ) throws -> (host: String, kind: Kind) {
         func invalid(_ rule: String) -> SharedWebCredentialsError {
             SharedWebCredentialsError(.invalidInput, "invalid \(context): \(rule)")
         }
@@ -50,6 +58,7 @@ public enum HostName {
         }
         let host = labels.joined(separator: ".")
         if host == "localhost" { return (host, .localhost) }
+        if labels.count < 2, allowSingleLabel, !host.allSatisfy(\.isNumber) { return (host, .singleLabel) }
         if labels.count < 2 {
             throw invalid(
                 "\"\(input)\" has no dot: use a full domain name such as example.com (bare TLDs are not allowed)")

@@ -30,8 +30,10 @@ enum GatedSession {
 
     /// Parses a `--domain` value: `host` or `host:port`, Unicode hosts converted to `xn--` form.
     /// IP addresses and localhost are accepted here; only a `?mode=developer` entitlement entry
-    /// can cover them, which the gate checks.
+    /// can cover them, which the gate checks. So is a single-label (intranet) host, which an import
+    /// may have saved: the owner's item commands reach it, and the gate refuses every app for it,
+    /// since no entitlement entry can name one.
     static func domain(_ text: String) throws -> DomainTarget {
-        try DomainTarget(text, allowDeveloperHosts: true)
+        try DomainTarget(text, allowDeveloperHosts: true, allowSingleLabel: true)
     }
 }

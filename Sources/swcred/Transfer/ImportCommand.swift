@@ -15,11 +15,17 @@ struct ImportCommand: ParsableCommand {
             Reads Apple Passwords / Safari, Chrome, Firefox, Bitwarden (CSV, or unencrypted JSON), \
             KeePassXC CSV, 1Password 1PUX and CXF 1.0 files. The format is detected from the \
             file's header or structure unless --format names it. URLs become the vault's server \
-            and port (IDNs in xn-- form); http: sites are imported but flagged; Android app rows \
-            (android://) are skipped, since the vault stores credentials by website.
+            and port (IDNs in xn-- form; intranet hosts such as https://wiki kept as they are); \
+            http: sites are imported but flagged; rows for what is not a website (android://, \
+            ssh://, file://, chrome://, a URL column holding no address) are skipped and listed, \
+            since the vault stores credentials by website. A login with a password and no \
+            username is kept with an empty account.
 
-            All or nothing: one malformed row fails the whole import and changes nothing, unless \
-            --skip-invalid skips it (every skipped row is listed with its reason). On a terminal \
+            All or nothing: one malformed row (an https: URL with a bad host, a field over the \
+            vault's 16 KiB limit, a last row cut short) fails the whole import and changes \
+            nothing, unless --skip-invalid skips it (every skipped row is listed with its reason). \
+            A row short of optional fields (note, title, TOTP) is read with them empty, with a \
+            warning. On a terminal \
             the summary is shown and confirmed; scripts pass --yes (without it, off a terminal, \
             swcred exits 6). --dry-run shows what would happen and writes nothing.
 

@@ -15,6 +15,7 @@ enum ImportReport {
             "skipped:    \(summary.skipped.count)",
         ]
         for (reason, count) in summary.skippedByReason { lines.append("  \(count) \(reason)") }
+        for warning in summary.warnings { lines.append("warning:    \(warning)") }
         if !summary.insecure.isEmpty {
             lines.append(
                 "http:       \(summary.insecure.count) imported for sites that send the password unencrypted (\(summary.insecure.prefix(10).joined(separator: ", "))\(summary.insecure.count > 10 ? ", …" : ""))"
@@ -49,6 +50,7 @@ enum ImportReport {
             "skipped_by_reason": Dictionary(
                 uniqueKeysWithValues: summary.skippedByReason.map { ($0.reason, $0.count) }),
             "insecure": summary.insecure,
+            "warnings": summary.warnings,
         ]
         return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
     }
