@@ -13,9 +13,9 @@ import SwcredHardening
 ///
 /// On the main actor, as the top-level code that calls it: the command line is parsed, and a
 /// synchronous command runs, on the main thread, and only an asynchronous command's `run()`
-/// leaves it. A nonisolated `async` function here would hand everything to a worker thread of
-/// the concurrency pool, started for it: 0.3 ms of CPU per call, and on a busy machine a wait for
-/// that thread to get a core (Benchmarks/README.md, Start-up).
+/// leaves it. A nonisolated `async` function here would hand everything to the concurrency pool,
+/// whose four threads are started for it: 0.9 ms of CPU per call, and on a busy machine a wait
+/// for a thread to get a core (Benchmarks/README.md, Start-up).
 @MainActor
 func runSwcred() async -> Int32 {
     let status = await runCommand()
