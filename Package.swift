@@ -123,7 +123,13 @@ let package = Package(
                 "SharedWebCredentialsClient",
                 "SharedWebCredentialsTransfer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // The static Swift runtime's link arguments export every symbol of the package's own
+            // objects (47,000, 4 MB of .dynsym and .dynstr), and the runtime's start-up calls
+            // dladdr, which searches that table linearly: 1.6 M instructions of every call, 7% of
+            // `swcred --version` (Benchmarks/README.md, Start-up). Nothing looks them up: crash
+            // backtraces read the file's own symbol table. A no-op for dynamic (debug) builds.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
         ),
         // The vault service (`swcred serve` runs it): Hummingbird on a Unix socket.
         .target(

@@ -10,6 +10,13 @@ import SwcredHardening
 
 /// Runs the tool and turns every failure into the exit code documented in README; warns once,
 /// at the end, when secrets could not be locked into memory.
+///
+/// On the main actor, as the top-level code that calls it: the command line is parsed, and a
+/// synchronous command runs, on the main thread, and only an asynchronous command's `run()`
+/// leaves it. A nonisolated `async` function here would hand everything to the concurrency pool,
+/// whose four threads are started for it: 0.9 ms of CPU per call, and on a busy machine a wait
+/// for a thread to get a core (Benchmarks/README.md, Start-up).
+@MainActor
 func runSwcred() async -> Int32 {
     let status = await runCommand()
     if case .failed(let reason) = SecretMemory.lockState {
@@ -21,6 +28,7 @@ func runSwcred() async -> Int32 {
 }
 
 /// Runs the command line's command.
+@MainActor
 func runCommand() async -> Int32 {
     do {
         var command = try SwcredCommand.parseAsRoot()
