@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import TestSupport
 import Testing
 
@@ -229,6 +230,58 @@ struct GateStateTests {
         let error = failure { _ = try VaultTestSupport.open(vault.path) }
         #expect(error?.code == .integrityFailure)
         #expect(error?.message.contains("table \"associations\"") == true, "\(String(describing: error))")
+    }
+
+    @Test("a reader connection refuses a hostile schema as the writer does, by name (exit 9)")
+    func readerRefusesHostileSchema() throws {
+        // A fresh instance: opening it checks the schema on the writer and reads nothing, so its
+        // first read opens a reader connection after the trigger is planted.
+        let fresh = try VaultTestSupport.open(vault.path)
+        try attacker.execute(
+            """
+            CREATE TRIGGER keep_approved AFTER UPDATE ON associations BEGIN
+                UPDATE associations SET verdict = 'approved' WHERE rowid = NEW.rowid;
+            END
+            """)
+        // The writer was checked when the vault opened, before the trigger: it still answers.
+        #expect(try fresh.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM apps") } == 1)
+        // Each read below needs a reader; the first one opens it, and refuses the schema.
+        for error in [
+            failure { _ = try fresh.status() },
+            failure { _ = try fresh.credentials.all() },
+            failure { _ = try VaultTestSupport.open(vault.path) },
+        ] {
+            #expect(error?.code == .integrityFailure)
+            #expect(error?.message.contains("trigger \"keep_approved\"") == true, "\(String(describing: error))")
+        }
+    }
+
+    @Test("every reader connection is hardened as the writer is: defensive, trusted_schema off, read-only")
+    func defensiveReaders() throws {
+        #expect(try vault.database.inDatabase { db in VaultDatabase.isDefensive(db) })
+        // Reads at the same time, so that the pool opens several reader connections.
+        let seen = Mutex<[String: (defensive: Bool, trustedSchema: Bool?, readonly: Bool)]>([:])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            try? vault.readers.unsafeRead { db in
+                let state = (
+                    defensive: VaultDatabase.isDefensive(db),
+                    trustedSchema: try Bool.fetchOne(db, sql: "PRAGMA trusted_schema"),
+                    readonly: db.configuration.readonly
+                )
+                seen.withLock { $0[db.description] = state }
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+        }
+        let readers = seen.withLock { $0 }
+        #expect(readers.count > 1, "\(readers.keys)")
+        for (name, state) in readers {
+            #expect(state.defensive, "\(name)")
+            #expect(state.trustedSchema == false, "\(name)")
+            #expect(state.readonly, "\(name)")
+        }
+        // And the reads of the vault go to them.
+        #expect(try vault.read { db, _ in db.configuration.readonly })
+        #expect(try vault.readSingleStatement { db, _ in db.configuration.readonly })
     }
 
     @Test("swcred's own connection is defensive: no writable_schema, trusted_schema off")
