@@ -256,28 +256,43 @@ struct GateStateTests {
         }
     }
 
+    /// What a test sees of one connection's hardening.
+    struct ReaderState: Sendable {
+        let name: String
+        let defensive: Bool
+        let trustedSchema: Bool?
+        let readonly: Bool
+
+        init(_ db: Database) throws {
+            name = db.description
+            defensive = VaultDatabase.isDefensive(db)
+            trustedSchema = try Bool.fetchOne(db, sql: "PRAGMA trusted_schema")
+            readonly = db.configuration.readonly
+        }
+    }
+
     @Test("every reader connection is hardened as the writer is: defensive, trusted_schema off, read-only")
     func defensiveReaders() throws {
         #expect(try vault.database.inDatabase { db in VaultDatabase.isDefensive(db) })
-        // Reads at the same time, so that the pool opens several reader connections.
-        let seen = Mutex<[String: (defensive: Bool, trustedSchema: Bool?, readonly: Bool)]>([:])
-        DispatchQueue.concurrentPerform(iterations: 4) { _ in
-            try? vault.readers.unsafeRead { db in
-                let state = (
-                    defensive: VaultDatabase.isDefensive(db),
-                    trustedSchema: try Bool.fetchOne(db, sql: "PRAGMA trusted_schema"),
-                    readonly: db.configuration.readonly
-                )
-                seen.withLock { $0[db.description] = state }
-                Thread.sleep(forTimeInterval: 0.2)
-            }
+        // A read on another thread while a first read holds its reader: the pool opens a second
+        // reader connection for it (deterministic, unlike reads merely started together).
+        let readers = vault.readers
+        let second = Mutex<Result<ReaderState, any Error>?>(nil)
+        let first = try readers.unsafeRead { db in
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                second.withLock { $0 = Result { try readers.unsafeRead { db in try ReaderState(db) } } }
+                done.signal()
+            }.start()
+            done.wait()
+            return try ReaderState(db)
         }
-        let readers = seen.withLock { $0 }
-        #expect(readers.count > 1, "\(readers.keys)")
-        for (name, state) in readers {
-            #expect(state.defensive, "\(name)")
-            #expect(state.trustedSchema == false, "\(name)")
-            #expect(state.readonly, "\(name)")
+        let states = [first, try #require(second.withLock { $0 }).get()]
+        #expect(states[0].name != states[1].name, "\(states)")
+        for state in states {
+            #expect(state.defensive, "\(state)")
+            #expect(state.trustedSchema == false, "\(state)")
+            #expect(state.readonly, "\(state)")
         }
         // And the reads of the vault go to them.
         #expect(try vault.read { db, _ in db.configuration.readonly })
