@@ -6,4 +6,8 @@
 /// effect, else an SQLite error code.
 int swcred_sqlite_enable_defensive(void *connection);
 
+/// Whether SQLITE_DBCONFIG_DEFENSIVE is on for an open connection: 1 if on, 0 if off, -1 if
+/// SQLite could not tell.
+int swcred_sqlite_is_defensive(void *connection);
+
 #endif

@@ -36,8 +36,12 @@ public struct VaultConfiguration: Sendable {
 public final class Vault: Sendable {
     /// The vault file's path.
     public let path: String
-    /// The SQLite connection (WAL, busy timeout, defensive). Other stores of the package share it.
+    /// The SQLite connection that writes (WAL, busy timeout, defensive). Other stores of the
+    /// package share it.
     package let database: DatabaseQueue
+    /// The read-only connections that serve ``read(_:)`` and ``readSingleStatement(_:)`` side by
+    /// side with the writer, each hardened as the writer is (``VaultDatabase/openReaders(path:busyTimeout:)``).
+    let readers: DatabasePool
     private let unlocked: Mutex<UnlockedKey>
     private let warningHandler = Mutex<(@Sendable (String) -> Void)?>(nil)
 
@@ -49,10 +53,17 @@ public final class Vault: Sendable {
         var wrappedKey: [UInt8]
     }
 
-    private init(path: String, database: DatabaseQueue, unlocked: UnlockedKey) {
+    private init(path: String, database: DatabaseQueue, readers: DatabasePool, unlocked: UnlockedKey) {
         self.path = path
         self.database = database
+        self.readers = readers
         self.unlocked = Mutex(unlocked)
+    }
+
+    /// Closes the readers before the writer goes: the last connection to close checkpoints the
+    /// WAL into the file and removes it, which a read-only connection cannot do.
+    deinit {
+        try? readers.close()
     }
 
     /// The credentials in this vault (ungated).
@@ -113,8 +124,9 @@ public final class Vault: Sendable {
                     try AuditChain.initialize(db, keys: keys)
                 }
             }
+            let readers = try VaultDatabase.openReaders(path: path, busyTimeout: configuration.busyTimeout)
             return Vault(
-                path: path, database: database,
+                path: path, database: database, readers: readers,
                 unlocked: UnlockedKey(keys: keys, protection: stored, wrappedKey: metadata.wrappedKey))
         } catch {
             VaultDatabase.removeFiles(path: path)
@@ -145,8 +157,9 @@ public final class Vault: Sendable {
                 }
             }
         }
+        let readers = try VaultDatabase.openReaders(path: path, busyTimeout: configuration.busyTimeout)
         return Vault(
-            path: path, database: database,
+            path: path, database: database, readers: readers,
             unlocked: UnlockedKey(keys: keys, protection: metadata.protection, wrappedKey: metadata.wrappedKey))
     }
 
@@ -395,15 +408,17 @@ public final class Vault: Sendable {
 
     // MARK: Transactions
 
-    /// Runs `body` in a read transaction with the current keys (those of another process's
-    /// rotation, if one happened since: see ``currentKeys(_:)``).
+    /// Runs `body` in a read transaction on one of the readers, with the current keys (those of
+    /// another process's rotation, if one happened since: see ``currentKeys(_:)``). It sees every
+    /// transaction committed before it began, this process's writes included.
     ///
-    /// A plain deferred transaction rather than GRDB's `read`, which also turns
-    /// `PRAGMA query_only` on and off: SQLite expires every prepared statement of the connection
-    /// when a flag pragma changes, so each read then compiled every cached statement again.
+    /// A plain deferred transaction through `unsafeRead`, as on the queue before the readers:
+    /// GRDB's `read` on a queue also turns `PRAGMA query_only` on and off (SQLite expires every
+    /// prepared statement of the connection when a flag pragma changes), and the readers are
+    /// read-only connections anyway.
     func read<T>(_ body: (Database, VaultKeys) throws -> T) throws -> T {
         try VaultDatabase.mappingErrors(path: path) {
-            try database.inDatabase { db in
+            try readers.unsafeRead { db in
                 var result: T?
                 try db.inTransaction(.deferred) {
                     result = try body(db, currentKeys(db))
@@ -416,10 +431,11 @@ public final class Vault: Sendable {
 
     /// Runs `body`, which must run a single SELECT (atomic on its own), outside an explicit
     /// transaction: the fast path for lookups, which skips BEGIN/COMMIT and the read-only pragmas.
+    /// On one of the readers, as ``read(_:)``.
     func readSingleStatement<T>(_ body: (Database, VaultKeys) throws -> T) throws -> T {
         let keys = keys
         return try VaultDatabase.mappingErrors(path: path) {
-            try database.inDatabase { db in try body(db, keys) }
+            try readers.unsafeRead { db in try body(db, keys) }
         }
     }
 

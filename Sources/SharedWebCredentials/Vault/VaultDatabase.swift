@@ -15,25 +15,75 @@ enum VaultDatabase {
         configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
         configuration.label = "swcred.vault"
-        // WAL is set here rather than with GRDB's `journalMode = .wal`, which would switch to
-        // synchronous=NORMAL and write to the file on every open (even a failed unlock).
-        configuration.prepareDatabase { db in
-            try harden(db, path: path)
-            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
-            guard mode == "wal" else {
-                throw SharedWebCredentialsError(.internalError, "SQLite could not switch \(path) to WAL mode.")
-            }
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-            // 32 MiB of page cache: a bulk import then rarely spills pages mid-transaction.
-            try db.execute(sql: "PRAGMA cache_size = -32768")
-            // Read pages through a memory map rather than a read() per page.
-            try db.execute(sql: "PRAGMA mmap_size = 1073741824")
-            // Zero freed pages, so a replaced wrapped key or sealed record does not linger in the file.
-            try db.execute(sql: "PRAGMA secure_delete = ON")
-        }
+        configuration.prepareDatabase { db in try prepare(db, path: path) }
         return try mappingErrors(path: path) {
             try DatabaseQueue(path: path, configuration: configuration)
         }
+    }
+
+    /// Opens the read-only connections that serve ``Vault``'s reads side by side with the writer
+    /// (WAL: readers do not wait for the writer, nor for each other). Called once the writer has
+    /// checked, migrated and distrusted the schema.
+    ///
+    /// Each connection is opened lazily, when a read needs one, and gets exactly the writer's
+    /// hardening before it serves any read: defensive mode, the same pragmas, the schema check
+    /// (``VaultSchema``), then `trusted_schema=OFF`. A reader refuses to open, and the read fails,
+    /// unless the schema is exactly what every embedded migration makes: it cannot migrate a file
+    /// itself, and only a fully migrated schema can be parsed with `trusted_schema=OFF`. As for
+    /// the writer, the check is made when the connection opens, not before every read.
+    ///
+    /// A pool with `readonly` set, next to the writer's queue, rather than one read-write
+    /// `DatabasePool`: GRDB's read-write pool sets `synchronous=NORMAL` on its writer and writes a
+    /// table into the file whenever the WAL file is empty, on every open, before the schema is
+    /// checked and even if the unlock then fails. A read-only pool does neither (its own unused
+    /// writer connection is read-only too, and hardened like the readers). GRDB gives read-only
+    /// connections a busy timeout of its own (10 s): a WAL reader waits only in rare cases (a
+    /// crashed process's WAL being recovered, the last connection of another process closing).
+    static func openReaders(path: String, busyTimeout: TimeInterval) throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.foreignKeysEnabled = true
+        configuration.label = "swcred.vault.readers"
+        configuration.prepareDatabase { db in
+            try prepare(db, path: path)
+            guard try VaultSchema.verify(db, path: path) else {
+                throw SharedWebCredentialsError(
+                    .internalError,
+                    "The schema of \(path) is not fully migrated, so swcred does not read it side by side; open the vault again to migrate it."
+                )
+            }
+            try distrustSchema(db, path: path)
+        }
+        return try mappingErrors(path: path) {
+            try DatabasePool(path: path, configuration: configuration)
+        }
+    }
+
+    /// What every connection to the vault file gets when it opens, writer and readers alike:
+    /// defensive mode first, then WAL, `synchronous=FULL` and the cache, memory-map and
+    /// secure-delete settings.
+    ///
+    /// WAL is set here rather than with GRDB's `journalMode = .wal`, which would switch to
+    /// synchronous=NORMAL and write to the file on every open (even a failed unlock).
+    private static func prepare(_ db: Database, path: String) throws {
+        try harden(db, path: path)
+        let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+        guard mode == "wal" else {
+            throw SharedWebCredentialsError(.internalError, "SQLite could not switch \(path) to WAL mode.")
+        }
+        try db.execute(sql: "PRAGMA synchronous = FULL")
+        // 32 MiB of page cache: a bulk import then rarely spills pages mid-transaction.
+        try db.execute(sql: "PRAGMA cache_size = -32768")
+        // Read pages through a memory map rather than a read() per page.
+        try db.execute(sql: "PRAGMA mmap_size = 1073741824")
+        // Zero freed pages, so a replaced wrapped key or sealed record does not linger in the file.
+        try db.execute(sql: "PRAGMA secure_delete = ON")
+    }
+
+    /// Whether SQLITE_DBCONFIG_DEFENSIVE is on for the connection `db` (for the tests).
+    static func isDefensive(_ db: Database) -> Bool {
+        swcred_sqlite_is_defensive(UnsafeMutableRawPointer(db.sqliteConnection)) == 1
     }
 
     /// Turns on SQLITE_DBCONFIG_DEFENSIVE: no writes to the schema or shadow tables, no dangerous
@@ -54,9 +104,15 @@ enum VaultDatabase {
     /// mark innocuous, so a format-1 file cannot even be parsed, or migrated, with it off.
     static func distrustSchema(_ database: DatabaseQueue, path: String) throws {
         try mappingErrors(path: path) {
-            try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA trusted_schema = OFF") }
+            try database.writeWithoutTransaction { db in try distrustSchema(db, path: path) }
         }
-        guard try database.read({ db in try Bool.fetchOne(db, sql: "PRAGMA trusted_schema") }) == false else {
+    }
+
+    /// ``distrustSchema(_:path:)`` for one connection: sets `trusted_schema=OFF` and checks it
+    /// took effect.
+    private static func distrustSchema(_ db: Database, path: String) throws {
+        try db.execute(sql: "PRAGMA trusted_schema = OFF")
+        guard try Bool.fetchOne(db, sql: "PRAGMA trusted_schema") == false else {
             throw SharedWebCredentialsError(
                 .internalError,
                 "SQLite ignored trusted_schema=OFF for \(path); this SQLite is too old (3.31 or later is needed).")

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import TestSupport
 import Testing
 
@@ -229,6 +230,73 @@ struct GateStateTests {
         let error = failure { _ = try VaultTestSupport.open(vault.path) }
         #expect(error?.code == .integrityFailure)
         #expect(error?.message.contains("table \"associations\"") == true, "\(String(describing: error))")
+    }
+
+    @Test("a reader connection refuses a hostile schema as the writer does, by name (exit 9)")
+    func readerRefusesHostileSchema() throws {
+        // A fresh instance: opening it checks the schema on the writer and reads nothing, so its
+        // first read opens a reader connection after the trigger is planted.
+        let fresh = try VaultTestSupport.open(vault.path)
+        try attacker.execute(
+            """
+            CREATE TRIGGER keep_approved AFTER UPDATE ON associations BEGIN
+                UPDATE associations SET verdict = 'approved' WHERE rowid = NEW.rowid;
+            END
+            """)
+        // The writer was checked when the vault opened, before the trigger: it still answers.
+        #expect(try fresh.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM apps") } == 1)
+        // Each read below needs a reader; the first one opens it, and refuses the schema.
+        for error in [
+            failure { _ = try fresh.status() },
+            failure { _ = try fresh.credentials.all() },
+            failure { _ = try VaultTestSupport.open(vault.path) },
+        ] {
+            #expect(error?.code == .integrityFailure)
+            #expect(error?.message.contains("trigger \"keep_approved\"") == true, "\(String(describing: error))")
+        }
+    }
+
+    /// What a test sees of one connection's hardening.
+    struct ReaderState: Sendable {
+        let name: String
+        let defensive: Bool
+        let trustedSchema: Bool?
+        let readonly: Bool
+
+        init(_ db: Database) throws {
+            name = db.description
+            defensive = VaultDatabase.isDefensive(db)
+            trustedSchema = try Bool.fetchOne(db, sql: "PRAGMA trusted_schema")
+            readonly = db.configuration.readonly
+        }
+    }
+
+    @Test("every reader connection is hardened as the writer is: defensive, trusted_schema off, read-only")
+    func defensiveReaders() throws {
+        #expect(try vault.database.inDatabase { db in VaultDatabase.isDefensive(db) })
+        // A read on another thread while a first read holds its reader: the pool opens a second
+        // reader connection for it (deterministic, unlike reads merely started together).
+        let readers = vault.readers
+        let second = Mutex<Result<ReaderState, any Error>?>(nil)
+        let first = try readers.unsafeRead { db in
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                second.withLock { $0 = Result { try readers.unsafeRead { db in try ReaderState(db) } } }
+                done.signal()
+            }.start()
+            done.wait()
+            return try ReaderState(db)
+        }
+        let states = [first, try #require(second.withLock { $0 }).get()]
+        #expect(states[0].name != states[1].name, "\(states)")
+        for state in states {
+            #expect(state.defensive, "\(state)")
+            #expect(state.trustedSchema == false, "\(state)")
+            #expect(state.readonly, "\(state)")
+        }
+        // And the reads of the vault go to them.
+        #expect(try vault.read { db, _ in db.configuration.readonly })
+        #expect(try vault.readSingleStatement { db, _ in db.configuration.readonly })
     }
 
     @Test("swcred's own connection is defensive: no writable_schema, trusted_schema off")
