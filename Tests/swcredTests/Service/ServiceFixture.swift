@@ -1,6 +1,10 @@
 import Foundation
 import TestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A ``GatedFixture`` (vault, apps, HTTPS sites on loopback) with `swcred serve` running on a
 /// temporary socket, and helpers to make tokens and call the service.
 final class ServiceFixture {
@@ -75,5 +79,21 @@ final class ServiceFixture {
             defer { fixture.service?.stop(signal: SIGKILL) }
             try await body(fixture)
         }
+    }
+}
+
+extension GatedFixture {
+    /// A copy of the fixture's vault in a new directory that `uid` owns (0755, so that its
+    /// socket directory can be made there), for a service run as another user.
+    func copyOfVault(ownedBy uid: UInt32, prefix: String) throws -> (home: TemporaryDirectory, vault: String) {
+        let home = try TemporaryDirectory(prefix: prefix)
+        chown(home.url.path, uid, uid)
+        chmod(home.url.path, 0o755)
+        let vault = home.path("vault.sqlite")
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: vaultPath + suffix) {
+            try FileManager.default.copyItem(atPath: vaultPath + suffix, toPath: vault + suffix)
+            chown(vault + suffix, uid, uid)
+        }
+        return (home, vault)
     }
 }

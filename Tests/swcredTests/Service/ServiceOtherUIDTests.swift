@@ -82,14 +82,7 @@ struct ServiceOtherUIDTests {
     )
     func serviceProcessIsHardened() async throws {
         try await GatedFixture.with { gated in
-            let home = try TemporaryDirectory(prefix: "swcred-hardened")
-            chown(home.url.path, Self.serviceUID, Self.serviceUID)
-            chmod(home.url.path, 0o755)
-            let vault = home.path("vault.sqlite")
-            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: gated.vaultPath + suffix) {
-                try FileManager.default.copyItem(atPath: gated.vaultPath + suffix, toPath: vault + suffix)
-                chown(vault + suffix, Self.serviceUID, Self.serviceUID)
-            }
+            let (home, vault) = try gated.copyOfVault(ownedBy: Self.serviceUID, prefix: "swcred-hardened")
             let socket = home.path("run/swcred.sock")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")

@@ -20,14 +20,7 @@ struct ServicePeerTests {
     func otherUID() async throws {
         try await GatedFixture.with { gated in
             // A vault and socket directory the unprivileged user owns.
-            let home = try TemporaryDirectory(prefix: "swcred-peer")
-            chown(home.url.path, Self.serviceUID, Self.serviceUID)
-            chmod(home.url.path, 0o755)
-            let vault = home.path("vault.sqlite")
-            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: gated.vaultPath + suffix) {
-                try FileManager.default.copyItem(atPath: gated.vaultPath + suffix, toPath: vault + suffix)
-                chown(vault + suffix, Self.serviceUID, Self.serviceUID)
-            }
+            let (home, vault) = try gated.copyOfVault(ownedBy: Self.serviceUID, prefix: "swcred-peer")
             let socketPath = home.path("run/swcred.sock")
             for allowed in [false, true] {
                 let process = Process()
