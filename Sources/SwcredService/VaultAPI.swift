@@ -227,9 +227,13 @@ struct VaultAPI: APIProtocol {
         owner.throttle.succeeded()
         do {
             try trail.unlocked(try holder.vault(), peer: Self.describe(scope.peer))
+        } catch let error as SharedWebCredentialsError {
+            // An unlock is never left unrecorded: without its entry the vault stays locked.
+            holder.lock()
+            throw APIError(error)
         } catch {
             holder.lock()
-            throw error is APIError ? error : APIError((error as? SharedWebCredentialsError) ?? Self.auditFailure)
+            throw error
         }
         logger.notice("vault unlocked on request", metadata: peerMetadata(scope))
         return .ok(.init(body: .json(.init(version: ServiceVersion.current, locked: false))))
@@ -305,9 +309,6 @@ struct VaultAPI: APIProtocol {
     private static let declinedError = SharedWebCredentialsError(
         .declined,
         "declined: the vault owner declined, or did not answer in time in `swcred consent`; nothing was done")
-
-    private static let auditFailure = SharedWebCredentialsError(
-        .storageFailure, "the audit entry of the unlock could not be written: the vault stays locked")
 
     /// Asks the owner about an app's change or release and records the answer (or the timeout)
     /// in the audit log before anything happens; true when approved.
