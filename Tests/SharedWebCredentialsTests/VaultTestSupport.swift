@@ -93,3 +93,22 @@ extension Credential {
     /// The password as a string, for assertions.
     var passwordText: String { password.exposedString() }
 }
+
+extension Vault {
+    /// The SQLite writer connection behind the vault, for tests that read or alter the file as
+    /// someone outside swcred would.
+    var database: DatabaseQueue { sqliteStorage.writer }
+
+    /// The vault's SQLite engine.
+    var sqliteStorage: SQLiteStorage { storage as! SQLiteStorage }
+}
+
+extension StoreReader {
+    /// The GRDB connection under a transaction of the SQLite engine.
+    var grdb: Database { (self as! SQLiteStoreConnection).db }
+}
+
+extension Database {
+    /// This GRDB connection as the stores take it, for tests that write as an older swcred did.
+    var store: SQLiteStoreConnection { SQLiteStoreConnection(db: self) }
+}

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The `app_tokens` table (migration 0004): the bearer tokens apps use with `swcred serve`.
 ///
@@ -41,14 +40,15 @@ public struct AppTokenStore: Sendable {
         try vault.write { db, keys in
             let hash = keys.tokenHash(random)
             try db.execute(
-                sql: """
-                    INSERT INTO app_tokens (id, token_hash, app, permissions, consent, created_at, expires_at, mac)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    record.id, Data(hash), app.description, AppPermission.listText(permissions),
-                    consent.rawValue, Self.seconds(record.createdAt), record.expiresAt.map(Self.seconds),
-                    Data(Self.mac(record, tokenHash: hash, keys: keys)),
+                """
+                INSERT INTO app_tokens (id, token_hash, app, permissions, consent, created_at, expires_at, mac)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(record.id), .blob(hash), .text(app.description), .text(AppPermission.listText(permissions)),
+                    .text(consent.rawValue), .integer(Self.seconds(record.createdAt)),
+                    StoreValue(record.expiresAt.map(Self.seconds), StoreValue.integer),
+                    .blob(Self.mac(record, tokenHash: hash, keys: keys)),
                 ])
             try AuditChain.append(
                 AuditEvent(
@@ -64,11 +64,9 @@ public struct AppTokenStore: Sendable {
         try vault.read { db, keys in
             let rows =
                 if let app {
-                    try Row.fetchAll(
-                        db, sql: "SELECT * FROM app_tokens WHERE app = ? ORDER BY created_at, id",
-                        arguments: [app.description])
+                    try db.rows("\(Self.select) WHERE app = ? ORDER BY created_at, id", [.text(app.description)])
                 } else {
-                    try Row.fetchAll(db, sql: "SELECT * FROM app_tokens ORDER BY created_at, id")
+                    try db.rows("\(Self.select) ORDER BY created_at, id")
                 }
             return try rows.map { try verified($0, db: db, keys: keys) }
         }
@@ -79,16 +77,14 @@ public struct AppTokenStore: Sendable {
     @discardableResult
     public func revoke(id: String) throws -> Bool {
         try vault.write { db, keys -> Bool in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM app_tokens WHERE id = ?", arguments: [id]) else {
-                return false
-            }
+            guard let row = try db.row("\(Self.select) WHERE id = ?", [.text(id)]) else { return false }
             // A row that fails its MAC is revoked all the same; its entry says so instead of
             // repeating a grant that cannot be trusted.
             let record = try? verified(row, db: db, keys: keys)
-            try db.execute(sql: "DELETE FROM app_tokens WHERE id = ?", arguments: [id])
+            try db.execute("DELETE FROM app_tokens WHERE id = ?", [.text(id)])
             try AuditChain.append(
                 AuditEvent(
-                    actor: .owner, operation: .tokenRevoke, app: record?.app.description ?? (row["app"] as String?),
+                    actor: .owner, operation: .tokenRevoke, app: record?.app.description ?? row.text(2),
                     detail: record.map(Self.auditDetail) ?? "token \(id); its stored row failed authentication"),
                 at: Date(), db: db, keys: keys, path: vault.path)
             return true
@@ -107,23 +103,33 @@ public struct AppTokenStore: Sendable {
     /// - Throws: `vaultLocked` (the service answers 401) for a malformed, unknown (wrong or
     ///   revoked) or expired token, naming which; `integrityFailure` for an altered row.
     public func authenticate(_ token: SecureBytes, now: Date = Date()) throws -> AppTokenRecord {
+        let random = try Self.randomPart(of: token)
+        let record = try vault.read { db, keys in try Self.find(random, db: db, keys: keys, vault: vault) }
+        return try Self.usable(record, at: now)
+    }
+
+    /// ``authenticate(_:now:)`` on the storage engine's threads: the caller suspends instead of
+    /// blocking while the row is read.
+    public func authenticate(_ token: SecureBytes, now: Date = Date()) async throws -> AppTokenRecord {
+        let random = try Self.randomPart(of: token)
+        let record = try await vault.readWithHeldKeys { [vault] db, keys in
+            try Self.find(random, db: db, keys: keys, vault: vault)
+        }
+        return try Self.usable(record, at: now)
+    }
+
+    private static func randomPart(of token: SecureBytes) throws -> SecureBytes {
         guard let random = AppTokenFormat.decode(token) else {
             throw SharedWebCredentialsError(
                 .vaultLocked,
                 "the app token is malformed: a token is \(AppTokenFormat.prefix) followed by \(AppTokenFormat.encodedLength) base64url characters, as `swcred app token create` printed it"
             )
         }
-        let record = try vault.readSingleStatement { db, keys -> AppTokenRecord? in
-            let hash = keys.tokenHash(random)
-            guard
-                let row = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM app_tokens WHERE token_hash = ?"), arguments: [Data(hash)])
-            else { return nil }
-            let stored: Data = row["token_hash"]
-            let matches = stored.withUnsafeBytes { left in hash.withUnsafeBytes { ConstantTime.equals(left, $0) } }
-            guard matches else { return nil }
-            return try verified(row, db: db, keys: keys)
-        }
+        return random
+    }
+
+    /// The found record, unless there is none or it expired at `now`.
+    private static func usable(_ record: AppTokenRecord?, at now: Date) throws -> AppTokenRecord {
         guard let record else {
             throw SharedWebCredentialsError(
                 .vaultLocked,
@@ -138,32 +144,57 @@ public struct AppTokenStore: Sendable {
         return record
     }
 
+    /// The record of the token whose random part is `random`, as the transaction `db` sees it:
+    /// nil when no row has its hash; `integrityFailure` for a row that fails its MAC.
+    static func find(
+        _ random: SecureBytes, db: any StoreReader, keys: VaultKeys, vault: Vault
+    ) throws
+        -> AppTokenRecord?
+    {
+        let hash = keys.tokenHash(random)
+        guard let row = try db.row("\(select) WHERE token_hash = ?", [.blob(hash)]), let stored = row.blob(1),
+            AuditChain.equal(stored, hash)
+        else { return nil }
+        return try verified(row, db: db, keys: keys, vault: vault)
+    }
+
     /// Deletes every token in the same transaction as a vault key rotation: their hashes and MACs
     /// were keyed by the old key and cannot be recomputed without the tokens. Returns how many.
-    static func deleteAll(_ db: Database) throws -> Int {
-        try db.execute(sql: "DELETE FROM app_tokens")
-        return db.changesCount
+    static func deleteAll(_ db: any StoreWriter) throws -> Int {
+        try db.execute("DELETE FROM app_tokens", [])
     }
 
     // MARK: Rows
 
-    private func verified(_ row: Row, db: Database, keys: VaultKeys) throws -> AppTokenRecord {
-        let id: String = row["id"]
+    /// Every column of a token row, in the order ``verified(_:db:keys:vault:)`` reads.
+    private static let select =
+        "SELECT id, token_hash, app, permissions, consent, created_at, expires_at, mac FROM app_tokens"
+
+    private func verified(_ row: StoreRow, db: any StoreReader, keys: VaultKeys) throws -> AppTokenRecord {
+        try Self.verified(row, db: db, keys: keys, vault: vault)
+    }
+
+    private static func verified(
+        _ row: StoreRow, db: any StoreReader, keys: VaultKeys, vault: Vault
+    ) throws
+        -> AppTokenRecord
+    {
+        let id = row.text(0) ?? String(describing: row[0])
         let damaged = { vault.recordFailure(db, keys: keys, what: "The app token \(id)") }
-        guard let app = try? ApplicationIdentifier(row["app"] as String),
-            let permissions = try? AppPermission.parseList(row["permissions"]),
-            let consent = ConsentMode(rawValue: row["consent"])
+        guard let appText = row.text(2), let app = try? ApplicationIdentifier(appText),
+            let permissionsText = row.text(3), let permissions = try? AppPermission.parseList(permissionsText),
+            let consent = row.text(4).flatMap(ConsentMode.init(rawValue:)), let createdAt = row.integer(5),
+            let hash = row.blob(1), let stored = row.blob(7)
         else { throw damaged() }
         let record = AppTokenRecord(
             id: id, app: app, permissions: permissions, consent: consent,
-            createdAt: Date(timeIntervalSince1970: TimeInterval(row["created_at"] as Int64)),
-            expiresAt: (row["expires_at"] as Int64?).map { Date(timeIntervalSince1970: TimeInterval($0)) })
-        let hash = [UInt8](row["token_hash"] as Data)
-        let stored: Data = row["mac"]
-        let expected = Self.mac(record, tokenHash: hash, keys: keys)
-        let intact = stored.withUnsafeBytes { left in expected.withUnsafeBytes { ConstantTime.equals(left, $0) } }
+            createdAt: Date(timeIntervalSince1970: TimeInterval(createdAt)),
+            expiresAt: row.integer(6).map { Date(timeIntervalSince1970: TimeInterval($0)) })
+        let expected = mac(record, tokenHash: hash, keys: keys)
         // The stored text must be the canonical one the MAC was computed over.
-        guard intact, AppPermission.listText(permissions) == row["permissions"] as String else { throw damaged() }
+        guard AuditChain.equal(stored, expected), AppPermission.listText(permissions) == permissionsText else {
+            throw damaged()
+        }
         return record
     }
 

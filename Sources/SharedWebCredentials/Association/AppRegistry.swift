@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The `apps` table: which apps the vault owner registered, with their entitlements.
 ///
@@ -23,36 +22,28 @@ public struct AppRegistry: Sendable {
     public func register(_ app: ApplicationIdentifier, entitlements: Entitlements, at date: Date) throws {
         try entitlements.validate(for: app)
         let json = String(decoding: try JSONEncoder().encode(entitlements.entries), as: UTF8.self)
-        var fingerprints = DatabaseValue.null
+        var fingerprints = StoreValue.null
         if app.platform == .android {
-            fingerprints =
-                String(decoding: try JSONEncoder().encode(app.signingCertificates), as: UTF8.self).databaseValue
+            fingerprints = .text(String(decoding: try JSONEncoder().encode(app.signingCertificates), as: UTF8.self))
         }
         let domains = entitlements.entries.map { AssociationStore.domainKey(for: $0) }
+        let identifier = StoreValue.text(app.description)
         try vault.write { db, keys in
             // A re-registration keeps the first registration date, if that row is authentic.
-            let existing = try Row.fetchOne(
-                db, sql: "\(Self.table.select) WHERE application_identifier = ?", arguments: [app.description])
-            let registeredAt: DatabaseValue =
-                if let existing, Self.table.isAuthentic(existing, keys: keys) {
-                    existing["registered_at"]
-                } else {
-                    date.databaseValue
-                }
-            let certificatesChanged =
-                existing.map { ($0["certificate_fingerprints"] as DatabaseValue) != fingerprints } ?? false
-            try Self.table.write(
-                [app.description.databaseValue, json.databaseValue, registeredAt, fingerprints], db: db, keys: keys)
+            let existing = try db.row("\(Self.table.select) WHERE application_identifier = ?", [identifier])
+            let registeredAt: StoreValue =
+                if let existing, Self.table.isAuthentic(existing, keys: keys) { existing[2] } else { .date(date) }
+            let certificatesChanged = existing.map { $0[3] != fingerprints } ?? false
+            try Self.table.write([identifier, .text(json), registeredAt, fingerprints], db: db, keys: keys)
             if certificatesChanged {
-                try db.execute(sql: "DELETE FROM associations WHERE app = ?", arguments: [app.description])
+                try db.execute("DELETE FROM associations WHERE app = ?", [identifier])
             }
             let kept = Set(zip(entitlements.entries.map(\.service.rawValue), domains).map { "\($0) \($1)" })
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT service, domain FROM associations WHERE app = ?", arguments: [app.description])
-            for row in rows where !kept.contains("\(row["service"] as String) \(row["domain"] as String)") {
+            let rows = try db.rows("SELECT service, domain FROM associations WHERE app = ?", [identifier])
+            for row in rows where !kept.contains("\(row.text(0) ?? "") \(row.text(1) ?? "")") {
                 try db.execute(
-                    sql: "DELETE FROM associations WHERE service = ? AND app = ? AND domain = ?",
-                    arguments: [row["service"] as String, app.description, row["domain"] as String])
+                    "DELETE FROM associations WHERE service = ? AND app = ? AND domain = ?",
+                    [row[0], identifier, row[1]])
             }
             try AuditChain.append(
                 AuditEvent(actor: .owner, operation: .appAdd, app: app.description), at: Date(), db: db, keys: keys,
@@ -62,29 +53,38 @@ public struct AppRegistry: Sendable {
 
     /// The registration of `app`, or nil. Throws `.integrityFailure` if its row fails authentication.
     public func find(_ app: ApplicationIdentifier) throws -> RegisteredApp? {
-        try vault.read { db, keys in
-            try Row.fetchOne(
-                db.cachedStatement(sql: "\(Self.table.select) WHERE application_identifier = ?"),
-                arguments: [app.description]
-            ).map { try decode($0, keys: keys) }
+        try vault.read { db, keys in try Self.find(app, db: db, keys: keys, path: vault.path) }
+    }
+
+    /// The registration of `app` as the transaction `db` sees it, or nil.
+    static func find(
+        _ app: ApplicationIdentifier, db: any StoreReader, keys: VaultKeys, path: String
+    ) throws
+        -> RegisteredApp?
+    {
+        try db.row("\(table.select) WHERE application_identifier = ?", [.text(app.description)]).map {
+            try decode($0, keys: keys, path: path)
         }
     }
 
     /// The registration of `app`; throws `missingEntitlement` when it is not registered.
     public func require(_ app: ApplicationIdentifier) throws -> RegisteredApp {
-        guard let registered = try find(app) else {
-            throw SharedWebCredentialsError(
-                .missingEntitlement, "\(app) is not registered; register it with `swcred app add \(app) ...`")
-        }
+        guard let registered = try find(app) else { throw Self.notRegistered(app) }
         return registered
+    }
+
+    /// The error for an app that is not registered.
+    static func notRegistered(_ app: ApplicationIdentifier) -> SharedWebCredentialsError {
+        SharedWebCredentialsError(
+            .missingEntitlement, "\(app) is not registered; register it with `swcred app add \(app) ...`")
     }
 
     /// Every registered app, ordered by identifier. Throws `.integrityFailure` if any row fails
     /// authentication.
     public func all() throws -> [RegisteredApp] {
         try vault.read { db, keys in
-            try Row.fetchAll(db, sql: "\(Self.table.select) ORDER BY application_identifier").map {
-                try decode($0, keys: keys)
+            try db.rows("\(Self.table.select) ORDER BY application_identifier").map {
+                try Self.decode($0, keys: keys, path: vault.path)
             }
         }
     }
@@ -95,9 +95,9 @@ public struct AppRegistry: Sendable {
     @discardableResult
     public func remove(_ app: ApplicationIdentifier) throws -> Bool {
         try vault.write { db, keys in
-            try db.execute(sql: "DELETE FROM associations WHERE app = ?", arguments: [app.description])
-            try db.execute(sql: "DELETE FROM apps WHERE application_identifier = ?", arguments: [app.description])
-            let removed = db.changesCount > 0
+            try db.execute("DELETE FROM associations WHERE app = ?", [.text(app.description)])
+            let removed =
+                try db.execute("DELETE FROM apps WHERE application_identifier = ?", [.text(app.description)]) > 0
             try AuditChain.append(
                 AuditEvent(actor: .owner, operation: .appRemove, app: app.description), at: Date(), db: db, keys: keys,
                 path: vault.path)
@@ -106,14 +106,14 @@ public struct AppRegistry: Sendable {
     }
 
     /// The identifiers of registered apps whose rows fail authentication.
-    static func untrustedApps(_ db: Database, keys: VaultKeys) throws -> [String] {
-        try Row.fetchAll(db, sql: "\(table.select) ORDER BY application_identifier")
+    static func untrustedApps(_ db: any StoreReader, keys: VaultKeys) throws -> [String] {
+        try db.rows("\(table.select) ORDER BY application_identifier")
             .filter { !table.isAuthentic($0, keys: keys) }
-            .map { String(describing: $0[0] as DatabaseValue) }
+            .map { String(describing: $0[0]) }
     }
 
     /// The error for an `apps` row that fails authentication.
-    static func untrusted(_ identifier: DatabaseValue, path: String) -> SharedWebCredentialsError {
+    static func untrusted(_ identifier: StoreValue, path: String) -> SharedWebCredentialsError {
         let name = String(describing: identifier)
         return SharedWebCredentialsError(
             .integrityFailure,
@@ -121,13 +121,14 @@ public struct AppRegistry: Sendable {
         )
     }
 
-    private func decode(_ row: Row, keys: VaultKeys) throws -> RegisteredApp {
-        guard Self.table.isAuthentic(row, keys: keys) else {
-            throw Self.untrusted(row[0] as DatabaseValue, path: vault.path)
+    private static func decode(_ row: StoreRow, keys: VaultKeys, path: String) throws -> RegisteredApp {
+        guard table.isAuthentic(row, keys: keys), let identifier = row.text(0), let entitlements = row.text(1),
+            let registeredAt = row.date(2)
+        else {
+            throw untrusted(row[0], path: path)
         }
         let key = ParsedAppCache.Key(
-            applicationIdentifier: row["application_identifier"], entitlements: row["entitlements"],
-            certificateFingerprints: row["certificate_fingerprints"])
+            applicationIdentifier: identifier, entitlements: entitlements, certificateFingerprints: row.text(3))
         let parsed = try ParsedAppCache.parsed(key) {
             let entries = try JSONDecoder().decode([String].self, from: Data(key.entitlements.utf8))
             var identifier = try ApplicationIdentifier(key.applicationIdentifier)
@@ -138,6 +139,6 @@ public struct AppRegistry: Sendable {
             return ParsedAppCache.Parsed(identifier: identifier, entitlements: try Entitlements(strings: entries))
         }
         return RegisteredApp(
-            identifier: parsed.identifier, entitlements: parsed.entitlements, registeredAt: row["registered_at"])
+            identifier: parsed.identifier, entitlements: parsed.entitlements, registeredAt: registeredAt)
     }
 }

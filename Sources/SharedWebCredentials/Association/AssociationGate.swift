@@ -29,23 +29,87 @@ public struct AssociationGate: Sendable {
     ///   that went stale), `networkFailure` (never verified and the site cannot be reached, or
     ///   offline with no cached verdict).
     public func authorize(app: RegisteredApp, domain: DomainTarget) async throws -> AssociationRecord {
-        guard let entry = app.entitlements.webcredentialsEntry(covering: domain) else {
-            if app.identifier.platform == .android {
-                throw SharedWebCredentialsError(
-                    .missingEntitlement,
-                    "\(domain) is not among the domains of \(app.identifier); add it with `swcred app add \(app.identifier) --cert-sha256 ... --domain \(domain)`"
-                )
-            }
+        let entry = try entry(of: app, covering: domain)
+        let cached = try await store.record(app: app.identifier, entry: entry)
+        if let decided = try decide(app: app.identifier, entry: entry, stored: cached) { return decided }
+        return try await check(app: app.identifier, entry: entry, stored: cached)
+    }
+
+    /// The `webcredentials:` entry of `app` that covers `domain`; throws `missingEntitlement`
+    /// when there is none.
+    package func entry(of app: RegisteredApp, covering domain: DomainTarget) throws -> AssociatedDomainEntry {
+        if let entry = app.entitlements.webcredentialsEntry(covering: domain) { return entry }
+        if app.identifier.platform == .android {
             throw SharedWebCredentialsError(
                 .missingEntitlement,
-                "\(domain) not found in com.apple.developer.associated-domains entitlement of \(app.identifier); add webcredentials:\(domain) to it with `swcred app add`"
+                "\(domain) is not among the domains of \(app.identifier); add it with `swcred app add \(app.identifier) --cert-sha256 ... --domain \(domain)`"
             )
         }
-        let record = try await standingRecord(app: app.identifier, entry: entry)
+        throw SharedWebCredentialsError(
+            .missingEntitlement,
+            "\(domain) not found in com.apple.developer.associated-domains entitlement of \(app.identifier); add webcredentials:\(domain) to it with `swcred app add`"
+        )
+    }
+
+    /// What the `stored` record of (`app`, `entry`) decides without asking the site: the record
+    /// when it approves, a thrown refusal, or nil when the site must be asked first (online, and
+    /// the record is missing, due or dated in the future). Reads and writes nothing, so it can run
+    /// inside the read transaction that fetched the record.
+    package func decide(
+        app: ApplicationIdentifier, entry: AssociatedDomainEntry, stored: AssociationRecord?
+    ) throws
+        -> AssociationRecord?
+    {
+        let trusted = stored.flatMap { isDatedInTheFuture($0) ? nil : $0 }
+        if verifier != nil {
+            guard let trusted, !policy.isDue(trusted, at: now()) else { return nil }
+            return try verdict(trusted, app: app, entry: entry)
+        }
+        if let stored, trusted == nil { warnFutureApproval(stored, app: app) }
+        return try verdict(trusted, app: app, entry: entry)
+    }
+
+    /// Asks the site about (`app`, `entry`) given its `stored` record (as ``decide(app:entry:stored:)``
+    /// saw it), records the outcome (a changed verdict as the app's), and decides on it.
+    package func check(
+        app: ApplicationIdentifier, entry: AssociatedDomainEntry, stored: AssociationRecord?
+    )
+        async throws -> AssociationRecord
+    {
+        var cached = stored
+        if let record = cached, isDatedInTheFuture(record) {
+            warnFutureApproval(record, app: app)
+            cached = nil
+        }
+        guard let verifier else { return try verdict(cached, app: app, entry: entry) }
+        let check = await verifier.verify([(app, entry)])[0]
+        let record = policy.apply(check, to: cached, at: now())
+        // A check the app's own operation set off: a changed verdict is recorded as the app's.
+        try await store.save(record, by: .app(app))
+        return try verdict(record, app: app, entry: entry)
+    }
+
+    /// swcred never writes a future approval (it would never go stale): such a record is not trusted.
+    private func isDatedInTheFuture(_ record: AssociationRecord) -> Bool {
+        record.approvedAt.map { $0 > now() } ?? false
+    }
+
+    private func warnFutureApproval(_ record: AssociationRecord, app: ApplicationIdentifier) {
+        store.warn(
+            "The stored approval of \(app) by \(record.domain) is dated in the future (\(record.approvedAt.map { "\($0)" } ?? "")), which swcred never writes: it counts as missing and is verified again."
+        )
+    }
+
+    /// The record when it approves now; else the refusal it stands for.
+    private func verdict(
+        _ record: AssociationRecord?, app: ApplicationIdentifier, entry: AssociatedDomainEntry
+    ) throws
+        -> AssociationRecord
+    {
         guard let record else {
             throw SharedWebCredentialsError(
                 .networkFailure,
-                "offline and \(app.identifier) was never verified for \(AssociationStore.domainKey(for: entry)); run `swcred verify` online"
+                "offline and \(app) was never verified for \(AssociationStore.domainKey(for: entry)); run `swcred verify` online"
             )
         }
         switch policy.effectiveVerdict(record, at: now()) {
@@ -53,13 +117,13 @@ public struct AssociationGate: Sendable {
         case .denied:
             throw SharedWebCredentialsError(
                 .notApproved,
-                "\"\(AssociationStore.domainKey(for: entry))\" failed to approve \"\(app.identifier)\": \(record.lastError ?? "the site does not list the app")"
+                "\"\(AssociationStore.domainKey(for: entry))\" failed to approve \"\(app)\": \(record.lastError ?? "the site does not list the app")"
             )
         case .unverified:
             let code: SharedWebCredentialsError.Code = record.approvedAt == nil ? .networkFailure : .notApproved
             throw SharedWebCredentialsError(
                 code,
-                "could not verify \(app.identifier) with \(AssociationStore.domainKey(for: entry)): \(record.lastError ?? "the approval is older than 30 days and the site could not be re-checked")"
+                "could not verify \(app) with \(AssociationStore.domainKey(for: entry)): \(record.lastError ?? "the approval is older than 30 days and the site could not be re-checked")"
             )
         }
     }
@@ -88,32 +152,10 @@ public struct AssociationGate: Sendable {
         let time = now()
         var results: [(record: AssociationRecord, check: DomainVerification)] = []
         for check in checks {
-            let previous = try store.record(app: app.identifier, entry: check.entry)
+            let previous = try await store.record(app: app.identifier, entry: check.entry)
             results.append((policy.apply(check, to: previous, at: time), check))
         }
-        try store.save(results.map(\.record), by: .owner)
+        try await store.save(results.map(\.record), by: .owner)
         return results
-    }
-
-    private func standingRecord(
-        app: ApplicationIdentifier, entry: AssociatedDomainEntry
-    ) async throws
-        -> AssociationRecord?
-    {
-        var cached = try store.record(app: app, entry: entry)
-        if let record = cached, let approvedAt = record.approvedAt, approvedAt > now() {
-            // swcred never writes a future approval (it would never go stale): not trusted.
-            store.warn(
-                "The stored approval of \(app) by \(record.domain) is dated in the future (\(approvedAt)), which swcred never writes: it counts as missing and is verified again."
-            )
-            cached = nil
-        }
-        guard let verifier else { return cached }
-        if let cached, !policy.isDue(cached, at: now()) { return cached }
-        let check = await verifier.verify([(app, entry)])[0]
-        let record = policy.apply(check, to: cached, at: now())
-        // A check the app's own operation set off: a changed verdict is recorded as the app's.
-        try store.save(record, by: .app(app))
-        return record
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The `associations` table: stored verdicts per (service, app, domain).
 ///
@@ -24,12 +23,26 @@ public struct AssociationStore: Sendable {
     /// The record for `entry` of `app`, or nil if the site was never asked or the stored record
     /// fails authentication.
     public func record(app: ApplicationIdentifier, entry: AssociatedDomainEntry) throws -> AssociationRecord? {
-        try vault.read { db, keys in
-            try Row.fetchOne(
-                db.cachedStatement(sql: "\(Self.table.select) WHERE service = ? AND app = ? AND domain = ?"),
-                arguments: [entry.service.rawValue, app.description, Self.domainKey(for: entry)]
-            ).flatMap { try trusted($0, keys: keys, app: app) }
-        }
+        try vault.read { db, keys in try record(app: app, entry: entry, db: db, keys: keys) }
+    }
+
+    /// ``record(app:entry:)`` on the storage engine's threads: the caller suspends instead of
+    /// blocking (a cooperative thread that blocks on the database can starve the very threads
+    /// the database needs).
+    public func record(app: ApplicationIdentifier, entry: AssociatedDomainEntry) async throws -> AssociationRecord? {
+        try await vault.read { [self] db, keys in try record(app: app, entry: entry, db: db, keys: keys) }
+    }
+
+    /// ``record(app:entry:)`` as the transaction `db` sees it.
+    func record(
+        app: ApplicationIdentifier, entry: AssociatedDomainEntry, db: any StoreReader, keys: VaultKeys
+    ) throws
+        -> AssociationRecord?
+    {
+        try db.row(
+            "\(Self.table.select) WHERE service = ? AND app = ? AND domain = ?",
+            [.text(entry.service.rawValue), .text(app.description), .text(Self.domainKey(for: entry))]
+        ).flatMap { try trusted($0, keys: keys, app: app) }
     }
 
     /// Inserts or replaces `record`, auditing a changed verdict as saving a list of records does.
@@ -47,30 +60,51 @@ public struct AssociationStore: Sendable {
     /// re-checked. `actor` is ``AuditActor/owner`` for `swcred verify`, ``AuditActor/service``
     /// for the service's background re-verifier, the app for a check its request set off.
     public func save(_ records: [AssociationRecord], by actor: AuditActor = .owner) throws {
-        try vault.write { db, keys in
-            for record in records {
-                let previous = try Self.storedVerdict(of: record, db: db, keys: keys)
-                try Self.table.write(Self.values(of: record), db: db, keys: keys)
-                if previous != record.verdict.rawValue {
-                    try AuditChain.append(
-                        AuditEvent(
-                            actor: actor, operation: .verdictChange, domain: record.domain, app: record.app.description,
-                            detail: "\(record.service.rawValue): \(previous) → \(record.verdict.rawValue)"),
-                        at: Date(), db: db, keys: keys, path: vault.path)
-                }
+        try vault.write { db, keys in try Self.save(records, by: actor, db: db, keys: keys, path: vault.path) }
+    }
+
+    /// Saves `records` in the caller's write transaction, auditing each changed verdict.
+    private static func save(
+        _ records: [AssociationRecord], by actor: AuditActor, db: any StoreWriter, keys: VaultKeys, path: String
+    ) throws {
+        for record in records {
+            let previous = try storedVerdict(of: record, db: db, keys: keys)
+            try table.write(values(of: record), db: db, keys: keys)
+            if previous != record.verdict.rawValue {
+                try AuditChain.append(
+                    AuditEvent(
+                        actor: actor, operation: .verdictChange, domain: record.domain, app: record.app.description,
+                        detail: "\(record.service.rawValue): \(previous) → \(record.verdict.rawValue)"),
+                    at: Date(), db: db, keys: keys, path: path)
             }
         }
     }
 
+    /// ``save(_:by:)-([AssociationRecord],_)`` on the storage engine's threads.
+    public func save(_ records: [AssociationRecord], by actor: AuditActor = .owner) async throws {
+        try await vault.write { [self] db, keys in
+            try Self.save(records, by: actor, db: db, keys: keys, path: vault.path)
+        }
+    }
+
+    /// ``save(_:by:)-(AssociationRecord,_)`` on the storage engine's threads.
+    public func save(_ record: AssociationRecord, by actor: AuditActor = .owner) async throws {
+        try await save([record], by: actor)
+    }
+
     /// The verdict stored for the (service, app, domain) of `record`, as its audit entry names it:
     /// the raw value, `none` when nothing is stored, `untrusted` when the row fails authentication.
-    private static func storedVerdict(of record: AssociationRecord, db: Database, keys: VaultKeys) throws -> String {
+    private static func storedVerdict(
+        of record: AssociationRecord, db: any StoreReader, keys: VaultKeys
+    ) throws
+        -> String
+    {
         guard
-            let row = try Row.fetchOne(
-                db.cachedStatement(sql: "\(table.select) WHERE service = ? AND app = ? AND domain = ?"),
-                arguments: [record.service.rawValue, record.app.description, record.domain])
+            let row = try db.row(
+                "\(table.select) WHERE service = ? AND app = ? AND domain = ?",
+                [.text(record.service.rawValue), .text(record.app.description), .text(record.domain)])
         else { return "none" }
-        guard table.isAuthentic(row, keys: keys), let verdict = row["verdict"] as String? else { return "untrusted" }
+        guard table.isAuthentic(row, keys: keys), let verdict = row.text(3) else { return "untrusted" }
         return verdict
     }
 
@@ -80,11 +114,9 @@ public struct AssociationStore: Sendable {
         try vault.read { db, keys in
             let rows =
                 if let app {
-                    try Row.fetchAll(
-                        db, sql: "\(Self.table.select) WHERE app = ? ORDER BY service, domain",
-                        arguments: [app.description])
+                    try db.rows("\(Self.table.select) WHERE app = ? ORDER BY service, domain", [.text(app.description)])
                 } else {
-                    try Row.fetchAll(db, sql: "\(Self.table.select) ORDER BY app, service, domain")
+                    try db.rows("\(Self.table.select) ORDER BY app, service, domain")
                 }
             return try rows.compactMap { try trusted($0, keys: keys) }
         }
@@ -96,17 +128,19 @@ public struct AssociationStore: Sendable {
     }
 
     /// The number of stored verdicts whose MAC fails.
-    static func untrustedCount(_ db: Database, keys: VaultKeys) throws -> Int {
-        try Row.fetchAll(db, sql: table.select).filter { !table.isAuthentic($0, keys: keys) }.count
+    static func untrustedCount(_ db: any StoreReader, keys: VaultKeys) throws -> Int {
+        try db.rows(table.select).filter { !table.isAuthentic($0, keys: keys) }.count
     }
 
     /// The record of an authentic row; nil, with a warning, for one that fails authentication.
     /// The record of an authentic row; `app`, when given, is the app the row was selected by,
     /// which spares parsing its identifier again.
-    private func trusted(_ row: Row, keys: VaultKeys, app: ApplicationIdentifier? = nil) throws -> AssociationRecord? {
+    private func trusted(
+        _ row: StoreRow, keys: VaultKeys, app: ApplicationIdentifier? = nil
+    ) throws -> AssociationRecord? {
         guard Self.table.isAuthentic(row, keys: keys) else {
             vault.warn(
-                "The stored verdict for \(String(describing: row["app"] as DatabaseValue)) at \(String(describing: row["domain"] as DatabaseValue)) failed authentication (it was written or changed by something other than swcred): it counts as missing and is verified again."
+                "The stored verdict for \(String(describing: row[1])) at \(String(describing: row[2])) failed authentication (it was written or changed by something other than swcred): it counts as missing and is verified again."
             )
             return nil
         }
@@ -114,27 +148,31 @@ public struct AssociationStore: Sendable {
     }
 
     /// The column values of `record`, in `AuthenticatedTable.associations` order.
-    static func values(of record: AssociationRecord) -> [DatabaseValue] {
+    static func values(of record: AssociationRecord) -> [StoreValue] {
         [
-            record.service.rawValue.databaseValue, record.app.description.databaseValue,
-            record.domain.databaseValue, record.verdict.rawValue.databaseValue, record.checkedAt.databaseValue,
-            record.nextCheck.databaseValue, record.lastError.databaseValue, record.retryCount.databaseValue,
-            record.documentDigest.map { Data($0) }.databaseValue, record.approvedAt.databaseValue,
+            .text(record.service.rawValue), .text(record.app.description), .text(record.domain),
+            .text(record.verdict.rawValue), .date(record.checkedAt), .date(record.nextCheck),
+            StoreValue(record.lastError, StoreValue.text), .integer(Int64(record.retryCount)),
+            StoreValue(record.documentDigest, StoreValue.blob), .date(record.approvedAt),
         ]
     }
 
-    private static func decode(_ row: Row, app selectedBy: ApplicationIdentifier? = nil) throws -> AssociationRecord {
-        guard let service = AssociatedDomainEntry.Service(rawValue: row["service"]),
-            let verdict = AssociationVerdict(rawValue: row["verdict"])
+    private static func decode(
+        _ row: StoreRow, app selectedBy: ApplicationIdentifier? = nil
+    ) throws
+        -> AssociationRecord
+    {
+        guard let service = row.text(0).flatMap(AssociatedDomainEntry.Service.init(rawValue:)),
+            let verdict = row.text(3).flatMap(AssociationVerdict.init(rawValue:)), let app = row.text(1),
+            let domain = row.text(2), let nextCheck = row.date(5), let retryCount = row.integer(7)
         else {
             throw SharedWebCredentialsError(
-                .integrityFailure, "the associations table holds an unknown service or verdict")
+                .integrityFailure, "the associations table holds an unknown service or verdict, or a malformed column")
         }
         return AssociationRecord(
-            service: service, app: try app(row["app"], selectedBy: selectedBy), domain: row["domain"], verdict: verdict,
-            checkedAt: row["checked_at"], nextCheck: row["next_check"], lastError: row["last_error"],
-            retryCount: row["retry_count"], documentDigest: (row["document_digest"] as Data?).map { Array($0) },
-            approvedAt: row["approved_at"])
+            service: service, app: try Self.app(app, selectedBy: selectedBy), domain: domain, verdict: verdict,
+            checkedAt: row.date(4), nextCheck: nextCheck, lastError: row.text(6), retryCount: Int(retryCount),
+            documentDigest: row.blob(8), approvedAt: row.date(9))
     }
 
     /// The app of a row's `app` column: the app it was selected by when they are the same text.

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The plaintext tables whose rows the gate trusts (`apps`, `associations`): each row carries a
 /// MAC under the vault's state key over the table, the row's identity and every other column
@@ -17,8 +16,13 @@ struct AuthenticatedTable: Sendable {
     /// (the fields are length-prefixed, so a NULL left out and a value present never coincide).
     var laterColumns = 0
 
-    /// `SELECT` of every column in ``columns`` order, then `mac`, then `rowid`.
-    var select: String { "SELECT \(columns.joined(separator: ", ")), mac, rowid FROM \(name)" }
+    /// `SELECT` of every column in ``columns`` order, then `mac`.
+    var select: String { "SELECT \(columns.joined(separator: ", ")), mac FROM \(name)" }
+
+    /// The condition that selects one row by its identity (one `?` per identity column).
+    var whereIdentity: String {
+        columns.prefix(identityCount).map { "\($0) = ?" }.joined(separator: " AND ")
+    }
 
     /// An upsert of every column in ``columns`` order, then `mac`. (Not `INSERT OR REPLACE`,
     /// whose delete would cascade to the verdicts of an app.)
@@ -46,32 +50,36 @@ struct AuthenticatedTable: Sendable {
         ], identityCount: 3)
 
     /// The column values of a row read with ``select``.
-    func values(of row: Row) -> [DatabaseValue] {
-        (0..<columns.count).map { row[$0] as DatabaseValue }
+    func values(of row: StoreRow) -> [StoreValue] {
+        Array(row.values.prefix(columns.count))
+    }
+
+    /// The identity values of a row read with ``select``.
+    func identity(of row: StoreRow) -> [StoreValue] {
+        Array(row.values.prefix(identityCount))
     }
 
     /// The MAC of `values` (in ``columns`` order) under `keys`.
-    func mac(_ values: [DatabaseValue], keys: VaultKeys) -> [UInt8] {
+    func mac(_ values: [StoreValue], keys: VaultKeys) -> [UInt8] {
         keys.stateMAC(table: name, values: covered(values))
     }
 
     /// Whether a row read with ``select`` carries a valid MAC under `keys`.
-    func isAuthentic(_ row: Row, keys: VaultKeys) -> Bool {
-        let mac = (row[columns.count] as Data?).map(Array.init)
+    func isAuthentic(_ row: StoreRow, keys: VaultKeys) -> Bool {
+        let mac = row.blob(columns.count)
         return keys.isAuthentic(table: name, values: covered(values(of: row)), mac: mac)
     }
 
     /// The values the MAC covers: all of them but trailing NULLs of ``laterColumns``.
-    private func covered(_ values: [DatabaseValue]) -> [DatabaseValue] {
+    private func covered(_ values: [StoreValue]) -> [StoreValue] {
         var covered = values[...]
         while covered.count > columns.count - laterColumns, covered.last?.isNull == true { covered.removeLast() }
         return Array(covered)
     }
 
     /// Writes a row (values in ``columns`` order) with its MAC.
-    func write(_ values: [DatabaseValue], db: Database, keys: VaultKeys) throws {
-        let arguments = StatementArguments(values + [Data(mac(values, keys: keys)).databaseValue])
-        try db.cachedStatement(sql: upsert).execute(arguments: arguments)
+    func write(_ values: [StoreValue], db: any StoreWriter, keys: VaultKeys) throws {
+        try db.execute(upsert, values + [.blob(mac(values, keys: keys))])
     }
 }
 
@@ -81,15 +89,20 @@ enum AuthenticatedRows {
     /// fails is dropped (it counts as missing and is verified again); an app that fails stops the
     /// rotation, which then changes nothing. Returns the number of verdicts dropped.
     @discardableResult
-    static func remacAll(_ db: Database, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String) throws -> Int {
-        for row in try Row.fetchAll(db, sql: AuthenticatedTable.apps.select)
-        where !AuthenticatedTable.apps.isAuthentic(row, keys: oldKeys) {
-            throw AppRegistry.untrusted(row[0] as DatabaseValue, path: path)
+    static func remacAll(
+        _ db: any StoreWriter, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String
+    ) throws
+        -> Int
+    {
+        let apps = AuthenticatedTable.apps
+        for row in try db.rows(apps.select) where !apps.isAuthentic(row, keys: oldKeys) {
+            throw AppRegistry.untrusted(row[0], path: path)
         }
         var dropped = 0
-        for row in try Row.fetchAll(db, sql: AuthenticatedTable.associations.select)
-        where !AuthenticatedTable.associations.isAuthentic(row, keys: oldKeys) {
-            try db.execute(sql: "DELETE FROM associations WHERE rowid = ?", arguments: [row["rowid"] as Int64])
+        let associations = AuthenticatedTable.associations
+        for row in try db.rows(associations.select) where !associations.isAuthentic(row, keys: oldKeys) {
+            try db.execute(
+                "DELETE FROM associations WHERE \(associations.whereIdentity)", associations.identity(of: row))
             dropped += 1
         }
         try macAll(db, keys: newKeys)
@@ -97,12 +110,12 @@ enum AuthenticatedRows {
     }
 
     /// Writes the MAC of every row of both tables under `keys`, trusting the rows as they are.
-    static func macAll(_ db: Database, keys: VaultKeys) throws {
+    static func macAll(_ db: any StoreWriter, keys: VaultKeys) throws {
         for table in [AuthenticatedTable.apps, .associations] {
-            for row in try Row.fetchAll(db, sql: table.select) {
+            for row in try db.rows(table.select) {
                 try db.execute(
-                    sql: "UPDATE \(table.name) SET mac = ? WHERE rowid = ?",
-                    arguments: [Data(table.mac(table.values(of: row), keys: keys)), row["rowid"] as Int64])
+                    "UPDATE \(table.name) SET mac = ? WHERE \(table.whereIdentity)",
+                    [.blob(table.mac(table.values(of: row), keys: keys))] + table.identity(of: row))
             }
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The audit log's storage: a chain of entries in `audit_log`, each authenticated by a keyed MAC
 /// over its own columns and the previous entry's tag, between a sealed anchor and a sealed head
@@ -36,15 +35,14 @@ enum AuditChain {
     // MARK: Links
 
     /// Starts an empty chain: anchor and head at the genesis link.
-    static func initialize(_ db: Database, keys: VaultKeys) throws {
+    static func initialize(_ db: any StoreWriter, keys: VaultKeys) throws {
         try store(.genesis, as: .anchor, db: db, keys: keys)
         try store(.genesis, as: .head, db: db, keys: keys)
     }
 
     /// The stored link; throws `.integrityFailure` when it is missing or its MAC fails.
-    static func load(_ column: LinkColumn, db: Database, keys: VaultKeys, path: String) throws -> Link {
-        let stored = try Data.fetchOne(
-            db.cachedStatement(sql: "SELECT \(column.rawValue) FROM vault_meta WHERE id = 1"))
+    static func load(_ column: LinkColumn, db: any StoreReader, keys: VaultKeys, path: String) throws -> Link {
+        let stored = try db.value("SELECT \(column.rawValue) FROM vault_meta WHERE id = 1")?.blob
         let what = column == .head ? "head" : "anchor"
         guard let stored, stored.count == 8 + 2 * KeyedHash.digestLength else {
             throw SharedWebCredentialsError(
@@ -52,7 +50,7 @@ enum AuditChain {
                 "The audit log's sealed \(what) is missing from \(path): the vault metadata was altered. Restore the vault from a backup."
             )
         }
-        let bytes = Array(stored)
+        let bytes = stored
         var sequence: Int64 = 0
         withUnsafeMutableBytes(of: &sequence) { $0.copyBytes(from: bytes[0..<8]) }
         let link = Link(sequence: Int64(littleEndian: sequence), tag: Array(bytes[8..<40]))
@@ -66,10 +64,9 @@ enum AuditChain {
     }
 
     /// Writes a link with its MAC.
-    static func store(_ link: Link, as column: LinkColumn, db: Database, keys: VaultKeys) throws {
+    static func store(_ link: Link, as column: LinkColumn, db: any StoreWriter, keys: VaultKeys) throws {
         let value = integer(link.sequence) + link.tag + mac(of: link, as: column, keys: keys)
-        try db.cachedStatement(sql: "UPDATE vault_meta SET \(column.rawValue) = ? WHERE id = 1")
-            .execute(arguments: [Data(value)])
+        try db.execute("UPDATE vault_meta SET \(column.rawValue) = ? WHERE id = 1", [.blob(value)])
     }
 
     private static func mac(of link: Link, as column: LinkColumn, keys: VaultKeys) -> [UInt8] {
@@ -82,48 +79,68 @@ enum AuditChain {
     /// Appends `event` after the head, inside the caller's write transaction; returns its sequence
     /// number. Throws `.integrityFailure` when the head fails authentication (fail closed).
     @discardableResult
-    static func append(_ event: AuditEvent, at date: Date, db: Database, keys: VaultKeys, path: String) throws -> Int64
+    static func append(
+        _ event: AuditEvent, at date: Date, db: any StoreWriter, keys: VaultKeys, path: String
+    ) throws
+        -> Int64
+    {
+        try append([event], at: date, db: db, keys: keys, path: path)[0]
+    }
+
+    /// Appends `events` in order after the head, inside the caller's write transaction, and
+    /// moves the sealed head once, past the last; returns their sequence numbers. Group commit
+    /// appends the entries of many requests this way, in one transaction.
+    static func append(
+        _ events: [AuditEvent], at date: Date, db: any StoreWriter, keys: VaultKeys, path: String
+    )
+        throws -> [Int64]
     {
         let head = try load(.head, db: db, keys: keys, path: path)
         // After the head, or after the last entry if the head was set back: never a reused number
         // (`audit verify` reports the set-back head either way).
-        let lastStored = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(seq) FROM audit_log")) ?? 0
-        let sequence = max(head.sequence, lastStored) + 1
+        let lastStored = try db.integer("SELECT max(seq) FROM audit_log") ?? 0
+        var previous = Link(sequence: max(head.sequence, lastStored), tag: head.tag)
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        let subject = try AuditSubject(event).sealed(sequence: sequence, keys: keys)
-        let values: [DatabaseValue] = [
-            sequence.databaseValue, milliseconds.databaseValue, event.actor.name.databaseValue,
-            event.operation.rawValue.databaseValue, event.outcome.name.databaseValue,
-            event.outcome.errorCode?.rawValue.databaseValue ?? .null, Data(subject).databaseValue,
-        ]
-        let entryTag = tag(of: values, keys: keys, previous: head.tag)
-        try db.cachedStatement(
-            sql:
-                "INSERT INTO audit_log (seq, at, actor, operation, outcome, error_code, sealed, tag) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-        ).execute(arguments: StatementArguments(values + [Data(entryTag).databaseValue]))
-        try store(Link(sequence: sequence, tag: entryTag), as: .head, db: db, keys: keys)
-        return sequence
+        var sequences: [Int64] = []
+        sequences.reserveCapacity(events.count)
+        for event in events {
+            let sequence = previous.sequence + 1
+            let subject = try AuditSubject(event).sealed(sequence: sequence, keys: keys)
+            let values: [StoreValue] = [
+                .integer(sequence), .integer(milliseconds), .text(event.actor.name), .text(event.operation.rawValue),
+                .text(event.outcome.name), StoreValue(event.outcome.errorCode?.rawValue, StoreValue.text),
+                .blob(subject),
+            ]
+            let entryTag = tag(of: values, keys: keys, previous: previous.tag)
+            try db.execute(
+                "INSERT INTO audit_log (seq, at, actor, operation, outcome, error_code, sealed, tag) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                values + [.blob(entryTag)])
+            previous = Link(sequence: sequence, tag: entryTag)
+            sequences.append(sequence)
+        }
+        if !events.isEmpty { try store(previous, as: .head, db: db, keys: keys) }
+        return sequences
     }
 
     /// The tag of an entry given its first seven columns (as in ``columns``), chained to `previous`.
-    static func tag(of values: [DatabaseValue], keys: VaultKeys, previous: [UInt8]) -> [UInt8] {
-        keys.stateMAC(table: "audit_log", values: values + [Data(previous).databaseValue])
+    static func tag(of values: [StoreValue], keys: VaultKeys, previous: [UInt8]) -> [UInt8] {
+        keys.stateMAC(table: "audit_log", values: values + [.blob(previous)])
     }
 
     /// The first seven columns of an entry row, what its tag covers besides the previous tag.
-    static func covered(_ row: Row) -> [DatabaseValue] {
-        (0..<7).map { row[$0] as DatabaseValue }
+    static func covered(_ row: StoreRow) -> [StoreValue] {
+        Array(row.values.prefix(7))
     }
 
     /// Opens an entry row; nil when its sealed subject fails authentication or a column is malformed.
-    static func open(_ row: Row, keys: VaultKeys) -> AuditEntry? {
-        guard let sequence = row[0] as Int64?, let milliseconds = row[1] as Int64?, let actor = row[2] as String?,
-            let operation = (row[3] as String?).flatMap(AuditOperation.init(rawValue:)),
-            let outcomeName = row[4] as String?, let sealed = row[6] as Data?,
-            let subject = AuditSubject.open(Array(sealed), sequence: sequence, keys: keys)
+    static func open(_ row: StoreRow, keys: VaultKeys) -> AuditEntry? {
+        guard let sequence = row.integer(0), let milliseconds = row.integer(1), let actor = row.text(2),
+            let operation = row.text(3).flatMap(AuditOperation.init(rawValue:)),
+            let outcomeName = row.text(4), let sealed = row.blob(6),
+            let subject = AuditSubject.open(sealed, sequence: sequence, keys: keys)
         else { return nil }
         let outcome: AuditOutcome
-        switch (outcomeName, (row[5] as String?).map(SharedWebCredentialsError.Code.init(rawValue:))) {
+        switch (outcomeName, row.text(5).map(SharedWebCredentialsError.Code.init(rawValue:))) {
         case ("done", nil): outcome = .done
         case ("refused", .some(.some(let code))): outcome = .refused(code)
         default: return nil
@@ -139,7 +156,7 @@ enum AuditChain {
     // MARK: Verification
 
     /// Walks the whole chain from the anchor to the head. O(entries).
-    static func verify(_ db: Database, keys: VaultKeys, path: String) throws -> AuditVerification {
+    static func verify(_ db: any StoreReader, keys: VaultKeys, path: String) throws -> AuditVerification {
         let anchor: Link
         let head: Link
         do {
@@ -150,10 +167,16 @@ enum AuditChain {
         }
         var previous = anchor
         var checked = 0
-        let rows = try Row.fetchCursor(db, sql: "\(columns) ORDER BY seq")
-        while let row = try rows.next() {
+        var failure: AuditVerification?
+        try db.forEachRow("\(columns) ORDER BY seq", []) { row in
+            guard failure == nil else { return }
             checked += 1
-            let sequence: Int64 = row[0]
+            guard let sequence = row.integer(0) else {
+                failure = AuditVerification(
+                    entriesChecked: checked, firstBadEntry: nil,
+                    problem: "an entry after #\(previous.sequence) has no sequence number")
+                return
+            }
             guard sequence == previous.sequence + 1 else {
                 let missing =
                     sequence == previous.sequence + 2
@@ -161,19 +184,22 @@ enum AuditChain {
                     : sequence > previous.sequence + 2
                         ? "entries #\(previous.sequence + 1) to #\(sequence - 1) before it are missing"
                         : "it repeats or comes before entry #\(previous.sequence)"
-                return AuditVerification(
+                failure = AuditVerification(
                     entriesChecked: checked, firstBadEntry: sequence, problem: "entry #\(sequence): \(missing)")
+                return
             }
-            let stored = (row[7] as Data?).map(Array.init) ?? []
+            let stored = row.blob(7) ?? []
             guard equal(stored, tag(of: covered(row), keys: keys, previous: previous.tag)) else {
-                return AuditVerification(
+                failure = AuditVerification(
                     entriesChecked: checked, firstBadEntry: sequence,
                     problem:
                         "entry #\(sequence) failed authentication: it, or the entry before it, was altered, swapped or replaced"
                 )
+                return
             }
             previous = Link(sequence: sequence, tag: stored)
         }
+        if let failure { return failure }
         guard previous.sequence == head.sequence, equal(previous.tag, head.tag) else {
             let problem =
                 previous.sequence < head.sequence
@@ -186,7 +212,7 @@ enum AuditChain {
     }
 
     /// Throws `.integrityFailure` naming the first bad entry unless the chain verifies.
-    static func requireIntact(_ db: Database, keys: VaultKeys, path: String, doing what: String) throws {
+    static func requireIntact(_ db: any StoreReader, keys: VaultKeys, path: String, doing what: String) throws {
         let verification = try verify(db, keys: keys, path: path)
         if let problem = verification.problem {
             throw SharedWebCredentialsError(
@@ -202,21 +228,20 @@ enum AuditChain {
     /// at the same entries as before; an anchor or head that fails, or a head that is not the last
     /// entry, fails after the rotation too. A key rotation neither blesses a tampered log nor is
     /// blocked by one (it is how the owner recovers from a leaked passphrase).
-    static func reencryptAll(_ db: Database, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String) throws {
+    static func reencryptAll(_ db: any StoreWriter, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String) throws
+    {
         let anchor = try? load(.anchor, db: db, keys: oldKeys, path: path)
         let head = try? load(.head, db: db, keys: oldKeys, path: path)
         var previousOld = anchor?.tag ?? Link.genesis.tag
         var previousNew = previousOld
         var last: Link?
-        for row in try Row.fetchAll(db, sql: "\(columns) ORDER BY seq") {
-            let sequence: Int64 = row[0]
-            let oldTag = (row[7] as Data?).map(Array.init) ?? []
+        for row in try db.rows("\(columns) ORDER BY seq") {
+            guard let sequence = row.integer(0) else { continue }
+            let oldTag = row.blob(7) ?? []
             var values = covered(row)
             var authentic = equal(oldTag, tag(of: values, keys: oldKeys, previous: previousOld))
-            if let sealed = row[6] as Data?,
-                let subject = AuditSubject.open(Array(sealed), sequence: sequence, keys: oldKeys)
-            {
-                values[6] = Data(try subject.sealed(sequence: sequence, keys: newKeys)).databaseValue
+            if let sealed = row.blob(6), let subject = AuditSubject.open(sealed, sequence: sequence, keys: oldKeys) {
+                values[6] = .blob(try subject.sealed(sequence: sequence, keys: newKeys))
             } else {
                 authentic = false
             }
@@ -225,8 +250,8 @@ enum AuditChain {
                 ? tag(of: values, keys: newKeys, previous: previousNew)
                 : RandomBytes.array(count: KeyedHash.digestLength)
             try db.execute(
-                sql: "UPDATE audit_log SET sealed = ?, tag = ? WHERE seq = ?",
-                arguments: [values[6], Data(newTag), sequence])
+                "UPDATE audit_log SET sealed = ?, tag = ? WHERE seq = ?",
+                [values[6], .blob(newTag), .integer(sequence)])
             last = Link(sequence: sequence, tag: oldTag)
             previousOld = oldTag
             previousNew = newTag
@@ -243,8 +268,9 @@ enum AuditChain {
     }
 
     /// Writes a link that fails authentication under any key (for one that failed before a rotation).
-    private static func storeFailing(_ column: LinkColumn, db: Database) throws {
-        try db.execute(sql: "UPDATE vault_meta SET \(column.rawValue) = zeroblob(72) WHERE id = 1")
+    private static func storeFailing(_ column: LinkColumn, db: any StoreWriter) throws {
+        try db.execute(
+            "UPDATE vault_meta SET \(column.rawValue) = ? WHERE id = 1", [.blob([UInt8](repeating: 0, count: 72))])
     }
 
     // MARK: Helpers

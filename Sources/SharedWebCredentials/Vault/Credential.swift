@@ -32,7 +32,7 @@ public enum UpsertOutcome: Sendable, Equatable {
 }
 
 /// The identity of a credential: a normalised server, port and account.
-struct CredentialKey {
+struct CredentialKey: Sendable {
     let server: String
     let port: Int?
 

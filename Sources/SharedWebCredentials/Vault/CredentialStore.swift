@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The owner's ungated access to the credentials of a vault.
 ///
@@ -32,24 +31,48 @@ public struct CredentialStore: Sendable {
     /// one for `account` when it is given. Throws `.integrityFailure` if a matching record is damaged.
     public func find(server: String, port: Int? = nil, account: String? = nil) throws -> [Credential] {
         let key = try CredentialKey(server: server, port: port)
-        return try vault.readSingleStatement { db, keys in
-            let statement: Statement
-            let arguments: StatementArguments
-            if let account {
-                arguments = [Data(keys.serverIndex(key)), Data(keys.accountIndex(key, account: account))]
-                statement = try db.cachedStatement(
-                    sql: "\(Self.columns) WHERE server_index = ? AND account_index = ?")
-            } else {
-                arguments = [Data(keys.serverIndex(key))]
-                statement = try db.cachedStatement(sql: "\(Self.columns) WHERE server_index = ?")
+        return try vault.read { db, keys in try Self.find(key, account: account, db: db, keys: keys, vault: vault) }
+    }
+
+    /// ``find(server:port:account:)`` as the transaction `db` sees it.
+    static func find(
+        _ key: CredentialKey, account: String?, db: any StoreReader, keys: VaultKeys, vault: Vault
+    )
+        throws -> [Credential]
+    {
+        var found: [Credential] = []
+        if let account {
+            try db.forEachRow(
+                "\(columns) WHERE server_index = ? AND account_index = ?",
+                [.blob(keys.serverIndex(key)), .blob(keys.accountIndex(key, account: account))]
+            ) { found.append(try open($0, db: db, keys: keys, vault: vault)) }
+        } else {
+            try db.forEachRow("\(columns) WHERE server_index = ?", [.blob(keys.serverIndex(key))]) {
+                found.append(try open($0, db: db, keys: keys, vault: vault))
             }
-            var found: [Credential] = []
-            let rows = try Row.fetchCursor(statement, arguments: arguments)
-            while let row = try rows.next() {
-                found.append(try Self.open(row, db: db, keys: keys, vault: vault))
-            }
-            return found.count > 1 ? found.sorted { $0.account < $1.account } : found
         }
+        return found.count > 1 ? found.sorted { $0.account < $1.account } : found
+    }
+
+    /// The credential for `key` and `account` with its row version, as the transaction `db` sees
+    /// it; (nil, nil) when there is none.
+    static func findWithVersion(
+        _ key: CredentialKey, account: String, db: any StoreReader, keys: VaultKeys, vault: Vault
+    )
+        throws -> (Credential?, Int64?)
+    {
+        guard
+            let row = try db.row(
+                "\(columns) WHERE account_index = ?", [.blob(keys.accountIndex(key, account: account))])
+        else { return (nil, nil) }
+        return (try open(row, db: db, keys: keys, vault: vault), row.integer(4))
+    }
+
+    /// The row version of the credential for `key` and `account`, or nil when there is none.
+    static func version(of key: CredentialKey, account: String, db: any StoreReader, keys: VaultKeys) throws -> Int64? {
+        try db.integer(
+            "SELECT version FROM credentials WHERE account_index = ?", [.blob(keys.accountIndex(key, account: account))]
+        )
     }
 
     /// Deletes the credential for (server, port, account). Returns whether one existed.
@@ -83,23 +106,28 @@ public struct CredentialStore: Sendable {
     /// rule), as ``SharedWebCredentials/request(domain:account:includeShared:)`` does: an index
     /// row that an attacker added leads only to records the entries then reject.
     public func candidates(coveredBy entries: [AssociatedDomainEntry]) throws -> [Credential] {
-        try vault.read { db, keys in
-            var serverIndexes = Set<Data>()
-            for entry in entries {
-                // The entry's own host: an exact entry's server, or a wildcard's bare domain.
-                serverIndexes.insert(Data(keys.serverIndex(try CredentialKey(server: entry.host, port: entry.port))))
-                if entry.isWildcard {
-                    serverIndexes.formUnion(try ParentDomains.serverIndexes(under: entry.host, db: db, keys: keys))
-                }
+        try vault.read { db, keys in try Self.candidates(coveredBy: entries, db: db, keys: keys, vault: vault) }
+    }
+
+    /// ``candidates(coveredBy:)`` as the transaction `db` sees it.
+    static func candidates(
+        coveredBy entries: [AssociatedDomainEntry], db: any StoreReader, keys: VaultKeys, vault: Vault
+    ) throws -> [Credential] {
+        var serverIndexes = Set<[UInt8]>()
+        for entry in entries {
+            // The entry's own host: an exact entry's server, or a wildcard's bare domain.
+            serverIndexes.insert(keys.serverIndex(try CredentialKey(server: entry.host, port: entry.port)))
+            if entry.isWildcard {
+                serverIndexes.formUnion(try ParentDomains.serverIndexes(under: entry.host, db: db, keys: keys))
             }
-            let statement = try db.cachedStatement(sql: "\(Self.columns) WHERE server_index = ?")
-            var found: [Credential] = []
-            for index in serverIndexes {
-                let rows = try Row.fetchCursor(statement, arguments: [index])
-                while let row = try rows.next() { found.append(try Self.open(row, db: db, keys: keys, vault: vault)) }
-            }
-            return found.sorted(by: Self.order)
         }
+        var found: [Credential] = []
+        for index in serverIndexes {
+            try db.forEachRow("\(columns) WHERE server_index = ?", [.blob(index)]) {
+                found.append(try open($0, db: db, keys: keys, vault: vault))
+            }
+        }
+        return found.sorted(by: order)
     }
 
     /// Server, then port (none first), then account.
@@ -112,14 +140,13 @@ public struct CredentialStore: Sendable {
     /// damaged record.
     public func forEach(_ body: (Credential) throws -> Void) throws {
         try vault.read { db, keys in
-            let rows = try Row.fetchCursor(db, sql: Self.columns)
-            while let row = try rows.next() { try body(try Self.open(row, db: db, keys: keys, vault: vault)) }
+            try db.forEachRow(Self.columns, []) { try body(try Self.open($0, db: db, keys: keys, vault: vault)) }
         }
     }
 
     /// The number of credentials.
     public func count() throws -> Int {
-        try vault.readSingleStatement { db, _ in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM credentials") ?? 0 }
+        try vault.read { db, _ in Int(try db.integer("SELECT COUNT(*) FROM credentials") ?? 0) }
     }
 
     /// Opens every record and counts those that fail authentication. ``Vault/integrityReport()``
@@ -128,11 +155,10 @@ public struct CredentialStore: Sendable {
         try vault.read { db, keys in try Self.verify(db, keys: keys) }
     }
 
-    static func verify(_ db: Database, keys: VaultKeys) throws -> (checked: Int, damaged: Int) {
+    static func verify(_ db: any StoreReader, keys: VaultKeys) throws -> (checked: Int, damaged: Int) {
         var checked = 0
         var damaged = 0
-        let rows = try Row.fetchCursor(db, sql: Self.columns)
-        while let row = try rows.next() {
+        try db.forEachRow(Self.columns, []) { row in
             checked += 1
             if Self.openIfAuthentic(row, keys: keys) == nil { damaged += 1 }
         }
@@ -142,7 +168,7 @@ public struct CredentialStore: Sendable {
     // MARK: Records
 
     /// Opens one `credentials` row, or throws the integrity error for it.
-    static func open(_ row: Row, db: Database, keys: VaultKeys, vault: Vault) throws -> Credential {
+    static func open(_ row: StoreRow, db: any StoreReader, keys: VaultKeys, vault: Vault) throws -> Credential {
         guard let credential = openIfAuthentic(row, keys: keys) else {
             throw vault.recordFailure(db, keys: keys, what: "A credential")
         }
@@ -156,10 +182,9 @@ public struct CredentialStore: Sendable {
 
     /// Opens one `credentials` row (columns as in ``columns``); nil if it fails authentication
     /// or does not decode.
-    static func openIfAuthentic(_ row: Row, keys: VaultKeys) -> Credential? {
-        guard let id = row.dataNoCopy(atIndex: 0), let serverIndex = row.dataNoCopy(atIndex: 1),
-            let accountIndex = row.dataNoCopy(atIndex: 2), let sealed = row.dataNoCopy(atIndex: 3),
-            let version = row[4] as Int64?
+    static func openIfAuthentic(_ row: StoreRow, keys: VaultKeys) -> Credential? {
+        guard let id = row.blob(0), let serverIndex = row.blob(1), let accountIndex = row.blob(2),
+            let sealed = row.blob(3), let version = row.integer(4)
         else { return nil }
         let associatedData = VaultKeys.credentialAssociatedData(
             id: id, serverIndex: serverIndex, accountIndex: accountIndex, version: version)
@@ -174,7 +199,7 @@ public struct CredentialStore: Sendable {
     /// written; the caller records the change in the commitment.
     @discardableResult
     static func store(
-        _ db: Database, keys: VaultKeys, id: [UInt8], version: Int64, key: CredentialKey, account: String,
+        _ db: any StoreWriter, keys: VaultKeys, id: [UInt8], version: Int64, key: CredentialKey, account: String,
         password: SecureBytes, details: CredentialDetails, created: Date, modified: Date,
         accountIndex knownAccountIndex: [UInt8]? = nil, onlyIfAbsent: Bool = false
     ) throws -> Bool {
@@ -190,23 +215,31 @@ public struct CredentialStore: Sendable {
         let sql =
             onlyIfAbsent
             ? "INSERT INTO credentials (id, server_index, account_index, sealed, version) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
-            : "INSERT OR REPLACE INTO credentials (id, server_index, account_index, sealed, version) VALUES (?, ?, ?, ?, ?)"
-        try db.cachedStatement(sql: sql).execute(
-            arguments: [Data(id), Data(serverIndex), Data(accountIndex), Data(sealed), version])
-        guard db.changesCount > 0 else { return false }
+            : """
+            INSERT INTO credentials (id, server_index, account_index, sealed, version) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (server_index, account_index) DO UPDATE
+            SET id = excluded.id, sealed = excluded.sealed, version = excluded.version
+            """
+        let written = try db.execute(
+            sql, [.blob(id), .blob(serverIndex), .blob(accountIndex), .blob(sealed), .integer(version)])
+        guard written > 0 else { return false }
         try ParentDomains.insert(server: key.server, serverIndex: serverIndex, db: db, keys: keys)
         return true
     }
 
     /// Re-seals every credential under `newKeys` (new indexes, same ids and versions). Part of key
     /// rotation, whose caller rebuilds the commitment.
-    static func reencryptAll(_ db: Database, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String) throws {
-        let rows = try Row.fetchAll(db, sql: Self.columns)
-        try db.execute(sql: "DELETE FROM credentials")
-        try db.execute(sql: "DELETE FROM credential_domains")
+    static func reencryptAll(
+        _ db: any StoreWriter, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String
+    )
+        throws
+    {
+        let rows = try db.rows(Self.columns)
+        try db.execute("DELETE FROM credentials", [])
+        try db.execute("DELETE FROM credential_domains", [])
         for row in rows {
-            guard let credential = openIfAuthentic(row, keys: oldKeys), let id = row["id"] as Data?,
-                let version = row["version"] as Int64?
+            guard let credential = openIfAuthentic(row, keys: oldKeys), let id = row.blob(0),
+                let version = row.integer(4)
             else {
                 throw SharedWebCredentialsError(
                     .integrityFailure,
@@ -214,7 +247,7 @@ public struct CredentialStore: Sendable {
                 )
             }
             try store(
-                db, keys: newKeys, id: Array(id), version: version,
+                db, keys: newKeys, id: id, version: version,
                 key: CredentialKey(server: credential.server, port: credential.port), account: credential.account,
                 password: credential.password, details: credential.details, created: credential.created,
                 modified: credential.modified)
@@ -232,7 +265,7 @@ public struct CredentialServer: Sendable, Hashable {
 
 /// Changes made inside one transaction of ``CredentialStore/batch(_:)``.
 public struct CredentialBatch {
-    let db: Database
+    let db: any StoreWriter
     let keys: VaultKeys
     let commitment: RecordCommitment
     let vault: Vault
@@ -265,19 +298,14 @@ public struct CredentialBatch {
             commitment.insertCredential(id: newID, version: 1, keys: keys)
             return .added
         }
-        let row = try Row.fetchOne(
-            db.cachedStatement(
-                sql: "\(CredentialStore.columns) WHERE account_index = ?"),
-            arguments: [Data(index)])
-        guard let row else {
+        let row = try db.row("\(CredentialStore.columns) WHERE account_index = ?", [.blob(index)])
+        guard let row, let id = row.blob(0), let version = row.integer(4) else {
             throw SharedWebCredentialsError(
                 .internalError, "A credential vanished inside a transaction; please report this.")
         }
         let existing = try CredentialStore.open(row, db: db, keys: keys, vault: vault)
         let details = details ?? existing.details
         if existing.password.isEqual(to: password), existing.details == details { return .unchanged }
-        let id = Array(row["id"] as Data)
-        let version: Int64 = row["version"]
         try CredentialStore.store(
             db, keys: keys, id: id, version: version + 1, key: key, account: account, password: password,
             details: details, created: existing.created, modified: modified ?? now, accountIndex: index)
@@ -288,15 +316,14 @@ public struct CredentialBatch {
 
     /// The number of credentials, as this transaction sees it.
     public func count() throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM credentials") ?? 0
+        Int(try db.integer("SELECT COUNT(*) FROM credentials") ?? 0)
     }
 
     /// The credential for (server, port, account) as this transaction sees it, or nil.
     public func find(server: String, port: Int? = nil, account: String) throws -> Credential? {
         let key = try CredentialKey(server: server, port: port)
-        let row = try Row.fetchOne(
-            db.cachedStatement(sql: "\(CredentialStore.columns) WHERE account_index = ?"),
-            arguments: [Data(keys.accountIndex(key, account: account))])
+        let row = try db.row(
+            "\(CredentialStore.columns) WHERE account_index = ?", [.blob(keys.accountIndex(key, account: account))])
         return try row.map { try CredentialStore.open($0, db: db, keys: keys, vault: vault) }
     }
 
@@ -305,11 +332,10 @@ public struct CredentialBatch {
     public func delete(server: String, port: Int? = nil, account: String) throws -> Bool {
         let key = try CredentialKey(server: server, port: port)
         let index = keys.accountIndex(key, account: account)
-        let deleted = try Row.fetchOne(
-            db.cachedStatement(sql: "DELETE FROM credentials WHERE account_index = ? RETURNING id, version"),
-            arguments: [Data(index)])
-        guard let deleted, let id = deleted[0] as Data? else { return false }
-        commitment.removeCredential(id: id, version: deleted[1], keys: keys)
+        let deleted = try db.returningRow(
+            "DELETE FROM credentials WHERE account_index = ? RETURNING id, version", [.blob(index)])
+        guard let deleted, let id = deleted.blob(0), let version = deleted.integer(1) else { return false }
+        commitment.removeCredential(id: id, version: version, keys: keys)
         try ParentDomains.removeIfUnused(server: key.server, serverIndex: keys.serverIndex(key), db: db)
         return true
     }
@@ -326,25 +352,23 @@ public struct CredentialBatch {
             throw Credential.fieldTooLong("new account name", bytes: newAccount.utf8.count)
         }
         let newIndex = keys.accountIndex(key, account: newAccount)
-        let taken = try Bool.fetchOne(
-            db, sql: "SELECT EXISTS (SELECT 1 FROM credentials WHERE account_index = ?)", arguments: [Data(newIndex)])
-        guard taken == false else {
+        let taken = try db.row("SELECT 1 FROM credentials WHERE account_index = ?", [.blob(newIndex)]) != nil
+        guard !taken else {
             throw SharedWebCredentialsError(
                 .invalidInput,
                 "\(key.server) already has a credential for the new account name; remove or rename that one first. Nothing was changed."
             )
         }
-        let deleted = try Row.fetchOne(
-            db.cachedStatement(
-                sql: "DELETE FROM credentials WHERE account_index = ? RETURNING \(CredentialStore.selected)"),
-            arguments: [Data(keys.accountIndex(key, account: account))])
-        guard let deleted, let id = deleted["id"] as Data?, let version = deleted["version"] as Int64? else {
+        let deleted = try db.returningRow(
+            "DELETE FROM credentials WHERE account_index = ? RETURNING \(CredentialStore.selected)",
+            [.blob(keys.accountIndex(key, account: account))])
+        guard let deleted, let id = deleted.blob(0), let version = deleted.integer(4) else {
             throw SharedWebCredentialsError(
                 .itemNotFound, "No credential for that account on \(key.server); nothing was renamed.")
         }
         let existing = try CredentialStore.open(deleted, db: db, keys: keys, vault: vault)
         try CredentialStore.store(
-            db, keys: keys, id: Array(id), version: version + 1, key: key, account: newAccount,
+            db, keys: keys, id: id, version: version + 1, key: key, account: newAccount,
             password: existing.password, details: existing.details, created: existing.created,
             modified: existing.modified, accountIndex: newIndex)
         commitment.removeCredential(id: id, version: version, keys: keys)

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Upgrades a vault of an older format to the current one (3) in place, at its first unlock, in
 /// one transaction. If any record fails authentication, or a format-2 vault's records do not
@@ -21,7 +20,7 @@ import GRDB
 enum FormatUpgrade {
     /// Runs the upgrade inside the caller's write transaction; returns the new `vault_meta` row.
     static func run(
-        _ db: Database, unlockedFrom unlocked: VaultMetadata, keys: VaultKeys, path: String
+        _ db: any StoreWriter, unlockedFrom unlocked: VaultMetadata, keys: VaultKeys, path: String
     ) throws
         -> VaultMetadata
     {
@@ -67,15 +66,13 @@ enum FormatUpgrade {
     /// Opens every credential as format `from` sealed it and seals it again for the current format,
     /// with a payload of the current version.
     private static func resealCredentials(
-        _ db: Database, from: UInt32, keys: VaultKeys, commitment: RecordCommitment, path: String
+        _ db: any StoreWriter, from: UInt32, keys: VaultKeys, commitment: RecordCommitment, path: String
     ) throws {
-        let rows = try Row.fetchAll(db, sql: "SELECT id, server_index, account_index, sealed, version FROM credentials")
+        let rows = try db.rows("SELECT id, server_index, account_index, sealed, version FROM credentials")
         for row in rows {
-            let id: Data = row["id"]
-            let serverIndex: Data = row["server_index"]
-            let accountIndex: Data = row["account_index"]
-            let sealed: Data = row["sealed"]
-            let storedVersion: Int64 = row["version"]
+            guard let id = row.blob(0), let serverIndex = row.blob(1), let accountIndex = row.blob(2),
+                let sealed = row.blob(3), let storedVersion = row.integer(4)
+            else { throw failure("A credential", path: path) }
             let associatedData =
                 from == VaultKeys.legacyFormatVersion
                 ? VaultKeys.legacyCredentialAssociatedData(id: id, serverIndex: serverIndex, accountIndex: accountIndex)
@@ -83,7 +80,7 @@ enum FormatUpgrade {
                     id: id, serverIndex: serverIndex, accountIndex: accountIndex, version: storedVersion, format: from)
             guard
                 let payload = AuthenticatedEncryption.open(
-                    Array(sealed), key: keys.recordKey, associatedData: associatedData),
+                    sealed, key: keys.recordKey, associatedData: associatedData),
                 let credential = CredentialPayload.decode(payload)
             else { throw failure("A credential", path: path) }
             let version = from == VaultKeys.legacyFormatVersion ? 1 : storedVersion
@@ -96,21 +93,21 @@ enum FormatUpgrade {
                 associatedData: VaultKeys.credentialAssociatedData(
                     id: id, serverIndex: serverIndex, accountIndex: accountIndex, version: version))
             try db.execute(
-                sql: "UPDATE credentials SET sealed = ?, version = ? WHERE id = ?",
-                arguments: [Data(resealed), version, id])
+                "UPDATE credentials SET sealed = ?, version = ? WHERE id = ?",
+                [.blob(resealed), .integer(version), .blob(id)])
             commitment.insertCredential(id: id, version: version, keys: keys)
         }
     }
 
     private static func resealNeverSaveMarkers(
-        _ db: Database, from: UInt32, keys: VaultKeys, commitment: RecordCommitment, path: String
+        _ db: any StoreWriter, from: UInt32, keys: VaultKeys, commitment: RecordCommitment, path: String
     ) throws {
-        let rows = try Row.fetchAll(db, sql: "SELECT host_index, sealed_host, created_at FROM never_save")
-        try db.execute(sql: "DELETE FROM never_save")
+        let rows = try db.rows("SELECT host_index, sealed_host, created_at FROM never_save")
+        try db.execute("DELETE FROM never_save", [])
         for row in rows {
             guard let host = NeverSaveStore.openIfAuthentic(row, keys: keys, format: from)
             else { throw failure("A never-save marker", path: path) }
-            try NeverSaveStore.store(db, keys: keys, host: host, createdAt: row["created_at"])
+            try NeverSaveStore.store(db, keys: keys, host: host, createdAt: row.integer(2) ?? 0)
             commitment.insertNeverSave(hostIndex: keys.hostIndex(host), keys: keys)
         }
     }
@@ -118,10 +115,10 @@ enum FormatUpgrade {
     /// Verdicts of format 1 were never authenticated, so before they get their MACs: an approval
     /// dated in the future (which swcred never writes) is dropped, and every verdict is due for a
     /// re-check at its next use online.
-    private static func distrustVerdicts(_ db: Database) throws {
-        let now = Date()
-        try db.execute(sql: "DELETE FROM associations WHERE approved_at > ?", arguments: [now])
-        try db.execute(sql: "UPDATE associations SET next_check = ? WHERE next_check > ?", arguments: [now, now])
+    private static func distrustVerdicts(_ db: any StoreWriter) throws {
+        let now = StoreValue.date(Date())
+        try db.execute("DELETE FROM associations WHERE approved_at > ?", [now])
+        try db.execute("UPDATE associations SET next_check = ? WHERE next_check > ?", [now, now])
     }
 
     private static func failure(_ what: String, path: String) -> SharedWebCredentialsError {

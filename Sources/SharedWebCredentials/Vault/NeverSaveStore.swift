@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Apple's "Never for this website" markers: a host the owner marked is refused by add until
 /// the marker is cleared. Hosts are stored only as a blind index and a sealed copy.
@@ -34,8 +33,9 @@ public struct NeverSaveStore: Sendable {
         let host = try Self.normalise(host)
         return try vault.write { db, keys, commitment in
             let index = keys.hostIndex(host)
-            try db.execute(sql: "DELETE FROM never_save WHERE host_index = ?", arguments: [Data(index)])
-            guard db.changesCount > 0 else { return false }
+            guard try db.execute("DELETE FROM never_save WHERE host_index = ?", [.blob(index)]) > 0 else {
+                return false
+            }
             commitment.removeNeverSave(hostIndex: index, keys: keys)
             try AuditChain.append(
                 AuditEvent(actor: .owner, operation: .neverSaveRemove, domain: host), at: Date(), db: db, keys: keys,
@@ -47,7 +47,7 @@ public struct NeverSaveStore: Sendable {
     /// Every marked host, sorted; throws `.integrityFailure` if a marker is damaged.
     public func hosts() throws -> [String] {
         try vault.read { db, keys in
-            try Row.fetchAll(db, sql: "SELECT host_index, sealed_host FROM never_save").map { row in
+            try db.rows("SELECT host_index, sealed_host FROM never_save").map { row in
                 guard let host = Self.openIfAuthentic(row, keys: keys) else {
                     throw vault.recordFailure(db, keys: keys, what: "A never-save marker")
                 }
@@ -65,43 +65,46 @@ public struct NeverSaveStore: Sendable {
         return normalised
     }
 
-    private static func contains(_ db: Database, index: [UInt8]) throws -> Bool {
-        try Bool.fetchOne(
-            db, sql: "SELECT EXISTS (SELECT 1 FROM never_save WHERE host_index = ?)", arguments: [Data(index)])
-            ?? false
+    static func contains(_ db: any StoreReader, index: [UInt8]) throws -> Bool {
+        try db.row("SELECT 1 FROM never_save WHERE host_index = ?", [.blob(index)]) != nil
     }
 
-    static func store(_ db: Database, keys: VaultKeys, host: String, createdAt: Int64) throws {
+    static func store(_ db: any StoreWriter, keys: VaultKeys, host: String, createdAt: Int64) throws {
         let index = keys.hostIndex(host)
         let sealed = AuthenticatedEncryption.seal(
             SecureBytes(utf8: host), key: keys.recordKey,
             associatedData: VaultKeys.neverSaveAssociatedData(hostIndex: index))
         try db.execute(
-            sql: "INSERT INTO never_save (host_index, sealed_host, created_at) VALUES (?, ?, ?)",
-            arguments: [Data(index), Data(sealed), createdAt])
+            "INSERT INTO never_save (host_index, sealed_host, created_at) VALUES (?, ?, ?)",
+            [.blob(index), .blob(sealed), .integer(createdAt)])
     }
 
     /// The host of a `never_save` row, or nil if it fails authentication (`format` is the
     /// legacy one only when ``FormatUpgrade`` reads a format-1 marker).
-    static func openIfAuthentic(_ row: Row, keys: VaultKeys, format: UInt32 = VaultKeys.formatVersion) -> String? {
-        guard let index = row["host_index"] as Data?, let sealed = row["sealed_host"] as Data?,
+    /// The row's first two columns are `host_index` and `sealed_host`.
+    static func openIfAuthentic(_ row: StoreRow, keys: VaultKeys, format: UInt32 = VaultKeys.formatVersion) -> String? {
+        guard let index = row.blob(0), let sealed = row.blob(1),
             let host = AuthenticatedEncryption.open(
-                Array(sealed), key: keys.recordKey,
-                associatedData: VaultKeys.neverSaveAssociatedData(hostIndex: Array(index), format: format))
+                sealed, key: keys.recordKey,
+                associatedData: VaultKeys.neverSaveAssociatedData(hostIndex: index, format: format))
         else { return nil }
         return host.exposedString()
     }
 
     /// Opens every marker and counts those that fail authentication.
-    static func verify(_ db: Database, keys: VaultKeys) throws -> (checked: Int, damaged: Int) {
-        let rows = try Row.fetchAll(db, sql: "SELECT host_index, sealed_host FROM never_save")
+    static func verify(_ db: any StoreReader, keys: VaultKeys) throws -> (checked: Int, damaged: Int) {
+        let rows = try db.rows("SELECT host_index, sealed_host FROM never_save")
         return (rows.count, rows.filter { openIfAuthentic($0, keys: keys) == nil }.count)
     }
 
     /// Re-seals every marker under `newKeys`. Part of key rotation.
-    static func reencryptAll(_ db: Database, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String) throws {
-        let rows = try Row.fetchAll(db, sql: "SELECT host_index, sealed_host, created_at FROM never_save")
-        try db.execute(sql: "DELETE FROM never_save")
+    static func reencryptAll(
+        _ db: any StoreWriter, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String
+    )
+        throws
+    {
+        let rows = try db.rows("SELECT host_index, sealed_host, created_at FROM never_save")
+        try db.execute("DELETE FROM never_save", [])
         for row in rows {
             guard let host = openIfAuthentic(row, keys: oldKeys) else {
                 throw SharedWebCredentialsError(
@@ -109,7 +112,7 @@ public struct NeverSaveStore: Sendable {
                     "A never-save marker in \(path) failed authentication, so the key was not rotated (nothing changed)."
                 )
             }
-            try store(db, keys: newKeys, host: host, createdAt: row["created_at"])
+            try store(db, keys: newKeys, host: host, createdAt: row.integer(2) ?? 0)
         }
     }
 }

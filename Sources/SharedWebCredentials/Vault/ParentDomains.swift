@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The keyed index of every credential server's parent domains (`credential_domains`), which lets
 /// a wildcard entry `*.example.com` find every server under `example.com` with one lookup instead
@@ -31,39 +30,35 @@ enum ParentDomains {
     }
 
     /// Adds the rows of a server (a credential was stored for it). Cheap when they exist.
-    static func insert(server: String, serverIndex: [UInt8], db: Database, keys: VaultKeys) throws {
-        let domains = domains(of: server)
-        guard !domains.isEmpty else { return }
-        let statement = try db.cachedStatement(
-            sql: "INSERT OR IGNORE INTO credential_domains (domain_index, server_index) VALUES (?, ?)")
-        for domain in domains {
-            try statement.execute(arguments: [Data(keys.parentDomainIndex(domain)), Data(serverIndex)])
+    static func insert(server: String, serverIndex: [UInt8], db: any StoreWriter, keys: VaultKeys) throws {
+        for domain in domains(of: server) {
+            try db.execute(
+                "INSERT INTO credential_domains (domain_index, server_index) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                [.blob(keys.parentDomainIndex(domain)), .blob(serverIndex)])
         }
     }
 
     /// Removes a server's rows once it has no credential left.
-    static func removeIfUnused(server: String, serverIndex: some Collection<UInt8>, db: Database) throws {
+    static func removeIfUnused(server: String, serverIndex: [UInt8], db: any StoreWriter) throws {
         guard !domains(of: server).isEmpty else { return }
-        let index = Data(serverIndex)
-        let remaining = try Bool.fetchOne(
-            db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM credentials WHERE server_index = ?)"),
-            arguments: [index])
-        guard remaining == false else { return }
-        try db.cachedStatement(sql: "DELETE FROM credential_domains WHERE server_index = ?").execute(arguments: [index])
+        let index = StoreValue.blob(serverIndex)
+        guard try db.row("SELECT 1 FROM credentials WHERE server_index = ? LIMIT 1", [index]) == nil else { return }
+        try db.execute("DELETE FROM credential_domains WHERE server_index = ?", [index])
     }
 
     /// The server indexes of the subdomains of `domain` (a wildcard's host).
-    static func serverIndexes(under domain: String, db: Database, keys: VaultKeys) throws -> [Data] {
-        try Data.fetchAll(
-            db.cachedStatement(sql: "SELECT server_index FROM credential_domains WHERE domain_index = ?"),
-            arguments: [Data(keys.parentDomainIndex(domain))])
+    static func serverIndexes(under domain: String, db: any StoreReader, keys: VaultKeys) throws -> [[UInt8]] {
+        try db.rows(
+            "SELECT server_index FROM credential_domains WHERE domain_index = ?",
+            [.blob(keys.parentDomainIndex(domain))]
+        ).compactMap { $0.blob(0) }
     }
 
     /// Whether the stored rows are exactly those the credentials call for: compares the count and
     /// a keyed sum (state key, mod 2^64) of the rows with those computed from the credentials.
     /// Opens every record. A row removed behind swcred's back would hide a server from requests
     /// without a domain; one added would only lead to records the entitlement check rejects.
-    static func matches(_ db: Database, keys: VaultKeys) throws -> Bool {
+    static func matches(_ db: any StoreReader, keys: VaultKeys) throws -> Bool {
         func element(_ domainIndex: [UInt8], _ serverIndex: [UInt8]) -> UInt64 {
             keys.stateMAC(table: "live:credential_domains", fields: [domainIndex, serverIndex]).prefix(8)
                 .reduce(0) { $0 << 8 | UInt64($1) }
@@ -71,11 +66,10 @@ enum ParentDomains {
         var expected = Set<[UInt8]>()
         var expectedSum: UInt64 = 0
         var expectedCount = 0
-        let credentials = try Row.fetchCursor(db, sql: CredentialStore.columns)
-        while let row = try credentials.next() {
-            guard let credential = CredentialStore.openIfAuthentic(row, keys: keys) else { continue }
-            let serverIndex = Array(row[1] as Data)
-            guard expected.insert(serverIndex).inserted else { continue }
+        try db.forEachRow(CredentialStore.columns, []) { row in
+            guard let credential = CredentialStore.openIfAuthentic(row, keys: keys), let serverIndex = row.blob(1),
+                expected.insert(serverIndex).inserted
+            else { return }
             for domain in domains(of: credential.server) {
                 expectedSum &+= element(keys.parentDomainIndex(domain), serverIndex)
                 expectedCount += 1
@@ -83,9 +77,8 @@ enum ParentDomains {
         }
         var storedSum: UInt64 = 0
         var storedCount = 0
-        let rows = try Row.fetchCursor(db, sql: "SELECT domain_index, server_index FROM credential_domains")
-        while let row = try rows.next() {
-            storedSum &+= element(Array(row[0] as Data), Array(row[1] as Data))
+        try db.forEachRow("SELECT domain_index, server_index FROM credential_domains", []) { row in
+            storedSum &+= element(row.blob(0) ?? [], row.blob(1) ?? [])
             storedCount += 1
         }
         return storedCount == expectedCount && storedSum == expectedSum
@@ -93,17 +86,18 @@ enum ParentDomains {
 
     /// Rebuilds every row from the credentials (after a key rotation or a format upgrade).
     /// Opens every record; throws `.integrityFailure` naming none of them when one is damaged.
-    static func rebuild(_ db: Database, keys: VaultKeys, path: String) throws {
-        try db.execute(sql: "DELETE FROM credential_domains")
-        let rows = try Row.fetchAll(db, sql: CredentialStore.columns)
+    static func rebuild(_ db: any StoreWriter, keys: VaultKeys, path: String) throws {
+        try db.execute("DELETE FROM credential_domains", [])
+        let rows = try db.rows(CredentialStore.columns)
         for row in rows {
-            guard let credential = CredentialStore.openIfAuthentic(row, keys: keys) else {
+            guard let credential = CredentialStore.openIfAuthentic(row, keys: keys), let serverIndex = row.blob(1)
+            else {
                 throw SharedWebCredentialsError(
                     .integrityFailure,
                     "A credential in \(path) failed authentication, so its parent domains could not be indexed (nothing changed). Find it with `swcred status --verify`."
                 )
             }
-            try insert(server: credential.server, serverIndex: Array(row[1] as Data), db: db, keys: keys)
+            try insert(server: credential.server, serverIndex: serverIndex, db: db, keys: keys)
         }
     }
 }

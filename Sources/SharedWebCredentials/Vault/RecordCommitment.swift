@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A keyed commitment to the set of live records: which credentials exist, at which version, and
 /// which never-save markers exist.
@@ -85,17 +84,15 @@ final class RecordCommitment {
     // MARK: Storage
 
     /// The commitment computed from the rows: what the stored one must equal. O(records).
-    static func compute(_ db: Database, keys: VaultKeys) throws -> RecordCommitment {
+    static func compute(_ db: any StoreReader, keys: VaultKeys) throws -> RecordCommitment {
         let commitment = empty()
-        let credentials = try Row.fetchCursor(db, sql: "SELECT id, version FROM credentials")
-        while let row = try credentials.next() {
-            guard let id = row.dataNoCopy(atIndex: 0) else { continue }
-            commitment.insertCredential(id: id, version: row[1], keys: keys)
+        try db.forEachRow("SELECT id, version FROM credentials", []) { row in
+            guard let id = row.blob(0), let version = row.integer(1) else { return }
+            commitment.insertCredential(id: id, version: version, keys: keys)
         }
-        let markers = try Row.fetchCursor(db, sql: "SELECT host_index FROM never_save")
-        while let row = try markers.next() {
-            guard let index = row.dataNoCopy(atIndex: 0) else { continue }
-            commitment.insertNeverSave(hostIndex: Array(index), keys: keys)
+        try db.forEachRow("SELECT host_index FROM never_save", []) { row in
+            guard let index = row.blob(0) else { return }
+            commitment.insertNeverSave(hostIndex: index, keys: keys)
         }
         return commitment
     }
@@ -103,16 +100,16 @@ final class RecordCommitment {
     /// The stored commitment; throws `.integrityFailure` if it is missing or its MAC fails.
     /// `format` is an older one only when ``FormatUpgrade`` reads the commitment of a format-2 vault.
     static func load(
-        _ db: Database, keys: VaultKeys, path: String, format: UInt32 = VaultKeys.formatVersion
+        _ db: any StoreReader, keys: VaultKeys, path: String, format: UInt32 = VaultKeys.formatVersion
     ) throws -> RecordCommitment {
-        let stored = try Data.fetchOne(db, sql: "SELECT record_commitment FROM vault_meta WHERE id = 1")
+        let stored = try db.value("SELECT record_commitment FROM vault_meta WHERE id = 1")?.blob
         guard let stored, stored.count == 64 else {
             throw SharedWebCredentialsError(
                 .integrityFailure,
                 "The record commitment of \(path) is missing: the vault metadata was altered. Restore the vault from a backup."
             )
         }
-        let bytes = Array(stored)
+        let bytes = stored
         let sum = Array(bytes[0..<32])
         let mac = Array(bytes[32..<64])
         let expected = tag(sum: sum, keys: keys, format: format)
@@ -131,10 +128,11 @@ final class RecordCommitment {
 
     /// Writes the commitment (sum and MAC) to `vault_meta`; `format` is an older one only where
     /// tests write a vault as an older release did.
-    func store(_ db: Database, keys: VaultKeys, format: UInt32 = VaultKeys.formatVersion) throws {
+    func store(_ db: any StoreWriter, keys: VaultKeys, format: UInt32 = VaultKeys.formatVersion) throws {
         let sum = sumBytes
-        try db.cachedStatement(sql: "UPDATE vault_meta SET record_commitment = ? WHERE id = 1")
-            .execute(arguments: [Data(sum + Self.tag(sum: sum, keys: keys, format: format))])
+        try db.execute(
+            "UPDATE vault_meta SET record_commitment = ? WHERE id = 1",
+            [.blob(sum + Self.tag(sum: sum, keys: keys, format: format))])
         isChanged = false
     }
 

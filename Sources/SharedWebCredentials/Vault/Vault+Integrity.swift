@@ -1,5 +1,3 @@
-import GRDB
-
 /// What ``Vault/integrityReport()`` found.
 public struct VaultIntegrityReport: Sendable, Equatable {
     /// Credentials opened.

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Synchronization
 
 /// How a new vault's key is protected.
@@ -29,21 +28,20 @@ public struct VaultConfiguration: Sendable {
     public init() {}
 }
 
-/// An unlocked vault: one SQLite file whose records are sealed under a random vault key.
+/// An unlocked vault: a database (one SQLite file by default) whose records are sealed under a
+/// random vault key.
 ///
 /// This is the owner's API: whoever holds the passphrase or key file reads and writes every
 /// credential without any app or site gate. Apps go through the gated facade instead.
 public final class Vault: Sendable {
     /// The vault file's path.
     public let path: String
-    /// The SQLite connection that writes (WAL, busy timeout, defensive). Other stores of the
-    /// package share it.
-    package let database: DatabaseQueue
-    /// The read-only connections that serve ``read(_:)`` and ``readSingleStatement(_:)`` side by
-    /// side with the writer, each hardened as the writer is (``VaultDatabase/openReaders(path:busyTimeout:)``).
-    let readers: DatabasePool
+    /// The database: every store of the package reads and writes through it.
+    package let storage: any VaultStorage
     private let unlocked: Mutex<UnlockedKey>
     private let warningHandler = Mutex<(@Sendable (String) -> Void)?>(nil)
+    /// The audit entries appended side by side, committed in groups (``AuditLog/append(_:)``).
+    let auditGroupCommit = AuditGroupCommit()
 
     /// The keys in use and the `vault_meta` state they were unlocked from, which passphrase
     /// changes and key rotations compare against (compare and swap) before replacing it.
@@ -53,17 +51,10 @@ public final class Vault: Sendable {
         var wrappedKey: [UInt8]
     }
 
-    private init(path: String, database: DatabaseQueue, readers: DatabasePool, unlocked: UnlockedKey) {
-        self.path = path
-        self.database = database
-        self.readers = readers
+    private init(storage: any VaultStorage, unlocked: UnlockedKey) {
+        self.path = storage.location
+        self.storage = storage
         self.unlocked = Mutex(unlocked)
-    }
-
-    /// Closes the readers before the writer goes: the last connection to close checkpoints the
-    /// WAL into the file and removes it, which a read-only connection cannot do.
-    deinit {
-        try? readers.close()
     }
 
     /// The credentials in this vault (ungated).
@@ -91,8 +82,7 @@ public final class Vault: Sendable {
     public static func create(
         at path: String, protection: VaultProtection, configuration: VaultConfiguration = VaultConfiguration()
     ) throws -> Vault {
-        let created = try VaultFiles.createVaultFile(path: path)
-        do {
+        try SQLiteStorage.create(path: path, busyTimeout: configuration.busyTimeout) { storage in
             let wrappingKey: SecureBytes
             let stored: VaultMetadata.Protection
             switch protection {
@@ -112,25 +102,16 @@ public final class Vault: Sendable {
                 stored = .rawKey
             }
             let keys = VaultKeys.generate(wrappingKey: wrappingKey)
-            let database = try VaultDatabase.open(path: path, busyTimeout: configuration.busyTimeout)
-            try created.requireSameFile(path: path)
             let metadata = Self.metadata(for: keys, protection: stored)
-            try VaultDatabase.mappingErrors(path: path) { try VaultMigrations.apply(to: database) }
-            try VaultDatabase.distrustSchema(database, path: path)
-            try VaultDatabase.mappingErrors(path: path) {
-                try database.write { db in
-                    try metadata.write(db)
-                    try RecordCommitment.empty().store(db, keys: keys)
-                    try AuditChain.initialize(db, keys: keys)
-                }
+            try storage.migrate()
+            try storage.write { db in
+                try metadata.write(db)
+                try RecordCommitment.empty().store(db, keys: keys)
+                try AuditChain.initialize(db, keys: keys)
             }
-            let readers = try VaultDatabase.openReaders(path: path, busyTimeout: configuration.busyTimeout)
             return Vault(
-                path: path, database: database, readers: readers,
+                storage: storage,
                 unlocked: UnlockedKey(keys: keys, protection: stored, wrappedKey: metadata.wrappedKey))
-        } catch {
-            VaultDatabase.removeFiles(path: path)
-            throw error
         }
     }
 
@@ -140,43 +121,30 @@ public final class Vault: Sendable {
     public static func open(
         at path: String, secret: VaultSecret, configuration: VaultConfiguration = VaultConfiguration()
     ) throws -> Vault {
-        let database = try openChecked(at: path, configuration: configuration).database
-        let unlockedFrom = try VaultDatabase.mappingErrors(path: path) {
-            try database.read { db in try VaultMetadata.read(db, path: path) }
-        }
+        let storage = try SQLiteStorage.open(path: path, busyTimeout: configuration.busyTimeout)
+        try requireVault(storage.verifySchema(), path: path)
+        let unlockedFrom = try storage.read { db in try VaultMetadata.read(db, path: path) }
         let wrappingKey = try unwrappingKey(for: unlockedFrom, secret: secret)
         let vaultKey = try unwrap(unlockedFrom, with: wrappingKey, path: path)
-        try VaultDatabase.mappingErrors(path: path) { try VaultMigrations.apply(to: database) }
-        try VaultDatabase.distrustSchema(database, path: path)
+        try storage.migrate()
         let keys = VaultKeys(keyID: unlockedFrom.keyID, vaultKey: vaultKey, wrappingKey: wrappingKey)
         var metadata = unlockedFrom
         if unlockedFrom.formatVersion < VaultKeys.formatVersion {
-            metadata = try VaultDatabase.mappingErrors(path: path) {
-                try database.write { db in
-                    try FormatUpgrade.run(db, unlockedFrom: unlockedFrom, keys: keys, path: path)
-                }
+            metadata = try storage.write { db in
+                try FormatUpgrade.run(db, unlockedFrom: unlockedFrom, keys: keys, path: path)
             }
         }
-        let readers = try VaultDatabase.openReaders(path: path, busyTimeout: configuration.busyTimeout)
         return Vault(
-            path: path, database: database, readers: readers,
+            storage: storage,
             unlocked: UnlockedKey(keys: keys, protection: metadata.protection, wrappedKey: metadata.wrappedKey))
     }
 
-    /// Checks the files' permissions, opens the database defensively and checks its schema;
-    /// returns the database and whether its schema is fully migrated.
-    private static func openChecked(
-        at path: String, configuration: VaultConfiguration
-    ) throws -> (
-        database: DatabaseQueue, migrated: Bool
-    ) {
-        try VaultDatabase.requireExisting(path: path)
-        try VaultFiles.requireNotWritableByOthers(vault: path)
-        let database = try VaultDatabase.open(path: path, busyTimeout: configuration.busyTimeout)
-        let migrated = try VaultDatabase.mappingErrors(path: path) {
-            try database.read { db in try VaultSchema.verify(db, path: path) }
+    /// Throws the "not a vault" error for a database with no schema at all.
+    private static func requireVault(_ state: SchemaState, path: String) throws {
+        guard state != .empty else {
+            throw SharedWebCredentialsError(
+                .integrityFailure, "\(path) is not a swcred vault (it has no vault metadata). Check the --vault path.")
         }
-        return (database, migrated)
     }
 
     /// The vault key in `metadata`'s wrapped key, under the associated data of the format the
@@ -309,16 +277,14 @@ public final class Vault: Sendable {
     /// itself instead of following the rotation with the app tokens it revoked.
     public func isKeyCurrent() throws -> Bool {
         let keyID = keys.keyID
-        return try VaultDatabase.mappingErrors(path: path) {
-            try database.read { db in try VaultMetadata.currentKeyID(db) == keyID }
-        }
+        return try storage.read { db in try VaultMetadata.currentKeyID(db) == keyID }
     }
 
     /// Re-seals every record and re-MACs every authenticated row under `newKeys`, after checking
     /// the records against the commitment under the old keys (a rotation must not bless a
     /// tampered vault).
     private func reencryptEverything(
-        _ db: Database, from oldKeys: VaultKeys, to newKeys: VaultKeys
+        _ db: any StoreWriter, from oldKeys: VaultKeys, to newKeys: VaultKeys
     ) throws
         -> VaultKeys
     {
@@ -338,30 +304,28 @@ public final class Vault: Sendable {
     /// records `operation` in the audit log in the same transaction.
     private func replaceKey(
         protection: VaultMetadata.Protection, operation: AuditOperation,
-        _ makeKeys: (Database, VaultKeys) throws -> VaultKeys
+        _ makeKeys: (any StoreWriter, VaultKeys) throws -> VaultKeys
     ) throws {
         let expected = unlocked.withLock { $0 }
-        let replaced = try VaultDatabase.mappingErrors(path: path) {
-            try database.write { db -> UnlockedKey in
-                let stored = try VaultMetadata.read(db, path: path)
-                guard stored.keyID == expected.keys.keyID, stored.wrappedKey == expected.wrappedKey else {
-                    throw SharedWebCredentialsError(
-                        .vaultLocked,
-                        "Another process changed the passphrase or the key of \(path) after this one unlocked it; nothing was changed. Run the command again with the current passphrase."
-                    )
-                }
-                let newKeys = try makeKeys(db, expected.keys)
-                let metadata = Self.metadata(for: newKeys, protection: protection)
-                try metadata.write(db)
-                if newKeys.keyID != expected.keys.keyID {
-                    // A new key: the records were checked against the old commitment before they
-                    // were re-sealed, so the commitment under the new key starts from them.
-                    try RecordCommitment.compute(db, keys: newKeys).store(db, keys: newKeys)
-                }
-                try AuditChain.append(
-                    AuditEvent(actor: .owner, operation: operation), at: Date(), db: db, keys: newKeys, path: path)
-                return UnlockedKey(keys: newKeys, protection: protection, wrappedKey: metadata.wrappedKey)
+        let replaced = try storage.write { db -> UnlockedKey in
+            let stored = try VaultMetadata.read(db, path: path)
+            guard stored.keyID == expected.keys.keyID, stored.wrappedKey == expected.wrappedKey else {
+                throw SharedWebCredentialsError(
+                    .vaultLocked,
+                    "Another process changed the passphrase or the key of \(path) after this one unlocked it; nothing was changed. Run the command again with the current passphrase."
+                )
             }
+            let newKeys = try makeKeys(db, expected.keys)
+            let metadata = Self.metadata(for: newKeys, protection: protection)
+            try metadata.write(db)
+            if newKeys.keyID != expected.keys.keyID {
+                // A new key: the records were checked against the old commitment before they
+                // were re-sealed, so the commitment under the new key starts from them.
+                try RecordCommitment.compute(db, keys: newKeys).store(db, keys: newKeys)
+            }
+            try AuditChain.append(
+                AuditEvent(actor: .owner, operation: operation), at: Date(), db: db, keys: newKeys, path: path)
+            return UnlockedKey(keys: newKeys, protection: protection, wrappedKey: metadata.wrappedKey)
         }
         unlocked.withLock { $0 = replaced }
     }
@@ -377,17 +341,12 @@ public final class Vault: Sendable {
     public static func inspect(
         at path: String, configuration: VaultConfiguration = VaultConfiguration()
     ) throws -> VaultStatus {
-        let (database, migrated) = try openChecked(at: path, configuration: configuration)
-        if migrated { try VaultDatabase.distrustSchema(database, path: path) }
-        return try VaultDatabase.mappingErrors(path: path) {
-            try database.read { db in
-                let metadata = try VaultMetadata.read(db, path: path)
-                return try status(db, path: path, metadata: metadata)
-            }
-        }
+        let storage = try SQLiteStorage.open(path: path, busyTimeout: configuration.busyTimeout)
+        try requireVault(storage.verifySchema(), path: path)
+        return try storage.read { db in try status(db, path: path, metadata: VaultMetadata.read(db, path: path)) }
     }
 
-    private static func status(_ db: Database, path: String, metadata: VaultMetadata) throws -> VaultStatus {
+    private static func status(_ db: any StoreReader, path: String, metadata: VaultMetadata) throws -> VaultStatus {
         let protection: VaultStatus.Protection =
             switch metadata.protection {
             case .rawKey: .keyFile
@@ -395,8 +354,8 @@ public final class Vault: Sendable {
             }
         return VaultStatus(
             path: path, formatVersion: Int(metadata.formatVersion), protection: protection,
-            credentialCount: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM credentials") ?? 0,
-            neverSaveCount: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM never_save") ?? 0)
+            credentialCount: Int(try db.integer("SELECT COUNT(*) FROM credentials") ?? 0),
+            neverSaveCount: Int(try db.integer("SELECT COUNT(*) FROM never_save") ?? 0))
     }
 
     var recordSetMismatch: SharedWebCredentialsError {
@@ -408,88 +367,75 @@ public final class Vault: Sendable {
 
     // MARK: Transactions
 
-    /// Runs `body` in a read transaction on one of the readers, with the current keys (those of
-    /// another process's rotation, if one happened since: see ``currentKeys(_:)``). It sees every
-    /// transaction committed before it began, this process's writes included.
-    ///
-    /// A plain deferred transaction through `unsafeRead`, as on the queue before the readers:
-    /// GRDB's `read` on a queue also turns `PRAGMA query_only` on and off (SQLite expires every
-    /// prepared statement of the connection when a flag pragma changes), and the readers are
-    /// read-only connections anyway.
-    func read<T>(_ body: (Database, VaultKeys) throws -> T) throws -> T {
-        try VaultDatabase.mappingErrors(path: path) {
-            try readers.unsafeRead { db in
-                var result: T?
-                try db.inTransaction(.deferred) {
-                    result = try body(db, currentKeys(db))
-                    return .commit
-                }
-                return result!
-            }
-        }
+    /// Runs `body` in a read transaction with the current keys (those of another process's
+    /// rotation, if one happened since: see ``currentKeys(_:)``). It sees every transaction
+    /// committed before it began, this process's writes included.
+    func read<T>(_ body: (any StoreReader, VaultKeys) throws -> T) throws -> T {
+        try storage.read { db in try body(db, currentKeys(db)) }
     }
 
-    /// Runs `body`, which must run a single SELECT (atomic on its own), outside an explicit
-    /// transaction: the fast path for lookups, which skips BEGIN/COMMIT and the read-only pragmas.
-    /// On one of the readers, as ``read(_:)``.
-    func readSingleStatement<T>(_ body: (Database, VaultKeys) throws -> T) throws -> T {
+    /// ``read(_:)`` with the keys this vault holds, without following another process's rotation
+    /// (``currentKeys(_:)``): for checking app tokens, which a rotation revokes, so that a token
+    /// that no longer matches is the service's cue to notice the rotation and lock itself
+    /// (``isKeyCurrent()``) rather than go on under the new key.
+    func readWithHeldKeys<T: Sendable>(
+        _ body: @escaping @Sendable (any StoreReader, VaultKeys) throws -> T
+    )
+        async throws -> T
+    {
         let keys = keys
-        return try VaultDatabase.mappingErrors(path: path) {
-            try readers.unsafeRead { db in try body(db, keys) }
-        }
+        return try await storage.read { db in try body(db, keys) }
     }
 
-    /// Runs `body` in an immediate write transaction with the current keys, for writes that do not
-    /// add, change or delete sealed records (those go through ``write(records:)``).
-    func write<T>(_ body: (Database, VaultKeys) throws -> T) throws -> T {
-        try VaultDatabase.mappingErrors(path: path) {
-            try database.write { db in try body(db, currentKeys(db)) }
-        }
+    /// ``read(_:)`` on the engine's own threads: the caller suspends instead of blocking.
+    func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader, VaultKeys) throws -> T) async throws -> T {
+        try await storage.read { db in try body(db, self.currentKeys(db)) }
     }
 
-    /// Runs `body` in a write transaction committed with `synchronous=NORMAL` instead of FULL:
-    /// WAL frames are written but not synced, so the commit does not wait for the disk. For audit
-    /// entries of operations that change no record (``AuditLog/append(_:)``). The connection is
-    /// back to FULL before this returns, or the connection is not used again (it throws).
-    func writeWithoutSync<T>(_ body: (Database, VaultKeys) throws -> T) throws -> T {
-        try VaultDatabase.mappingErrors(path: path) {
-            try database.inDatabase { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-                var result: Result<T, any Error> = .failure(CancellationError())
-                do {
-                    try db.inTransaction(.immediate) {
-                        result = .success(try body(db, currentKeys(db)))
-                        return .commit
-                    }
-                } catch {
-                    result = .failure(error)
-                }
-                try db.execute(sql: "PRAGMA synchronous = FULL")
-                return try result.get()
-            }
-        }
+    /// Runs `body` in a write transaction with the current keys, for writes that do not add,
+    /// change or delete sealed records (those go through ``write(records:)``). An `.ordered`
+    /// commit does not wait for the disk: for audit entries of operations that change no record.
+    func write<T>(durability: CommitDurability = .synced, _ body: (any StoreWriter, VaultKeys) throws -> T) throws -> T
+    {
+        try storage.write(durability: durability) { db in try body(db, currentKeys(db)) }
     }
 
-    /// Runs `body` in an immediate write transaction with the current keys and the record
-    /// commitment, which `body` updates for every record it adds, changes or deletes; the new
-    /// commitment is written in the same transaction.
-    func write<T>(records body: (Database, VaultKeys, RecordCommitment) throws -> T) throws -> T {
-        try VaultDatabase.mappingErrors(path: path) {
-            try database.write { db in
-                let keys = try currentKeys(db)
-                let commitment = try RecordCommitment.load(db, keys: keys, path: path)
-                let result = try body(db, keys, commitment)
-                if commitment.isChanged { try commitment.store(db, keys: keys) }
-                return result
-            }
-        }
+    /// ``write(durability:_:)`` on the engine's own threads.
+    func write<T: Sendable>(
+        durability: CommitDurability = .synced, _ body: @escaping @Sendable (any StoreWriter, VaultKeys) throws -> T
+    ) async throws -> T {
+        try await storage.write(durability: durability) { db in try body(db, self.currentKeys(db)) }
+    }
+
+    /// Runs `body` in a write transaction with the current keys and the record commitment,
+    /// which `body` updates for every record it adds, changes or deletes; the new commitment is
+    /// written in the same transaction.
+    func write<T>(records body: (any StoreWriter, VaultKeys, RecordCommitment) throws -> T) throws -> T {
+        try storage.write { db in try self.inRecordsTransaction(db, body) }
+    }
+
+    /// ``write(records:)`` on the engine's own threads.
+    func write<T: Sendable>(
+        records body: @escaping @Sendable (any StoreWriter, VaultKeys, RecordCommitment) throws -> T
+    ) async throws -> T {
+        try await storage.write { db in try self.inRecordsTransaction(db, body) }
+    }
+
+    private func inRecordsTransaction<T>(
+        _ db: any StoreWriter, _ body: (any StoreWriter, VaultKeys, RecordCommitment) throws -> T
+    ) throws -> T {
+        let keys = try currentKeys(db)
+        let commitment = try RecordCommitment.load(db, keys: keys, path: path)
+        let result = try body(db, keys, commitment)
+        if commitment.isChanged { try commitment.store(db, keys: keys) }
+        return result
     }
 
     /// The keys to use inside a transaction. If another process rotated the vault key since this
     /// one unlocked it (a `rekey` while this process waited for the lock), the new key is
     /// unwrapped with the same wrapping key and used from now on: the operation is retried once
     /// with the new key instead of failing. If the passphrase changed too, that fails.
-    private func currentKeys(_ db: Database) throws -> VaultKeys {
+    private func currentKeys(_ db: any StoreReader) throws -> VaultKeys {
         let current = unlocked.withLock { $0 }
         guard try VaultMetadata.currentKeyID(db) != current.keys.keyID else { return current.keys }
         let stored = try VaultMetadata.read(db, path: path)
@@ -507,7 +453,7 @@ public final class Vault: Sendable {
 
     /// The error for a record that failed authentication: integrity, unless the key was rotated
     /// by another process in the meantime.
-    func recordFailure(_ db: Database, keys: VaultKeys, what: String) -> SharedWebCredentialsError {
+    func recordFailure(_ db: any StoreReader, keys: VaultKeys, what: String) -> SharedWebCredentialsError {
         if let current = try? VaultMetadata.currentKeyID(db), current != keys.keyID { return rotatedElsewhere }
         return SharedWebCredentialsError(
             .integrityFailure,

@@ -1,5 +1,3 @@
-import GRDB
-
 /// MACs over state that is stored in plaintext: rows of `apps` and `associations` (and any other
 /// table whose rows the gate trusts), and the record commitment.
 extension VaultKeys {
@@ -12,24 +10,24 @@ extension VaultKeys {
 
     /// The MAC of a row given as the database values of its columns (identity first), each
     /// encoded with its storage class so that NULL, text, integer and blob never coincide.
-    func stateMAC(table: String, values: [DatabaseValue]) -> [UInt8] {
+    func stateMAC(table: String, values: [StoreValue]) -> [UInt8] {
         stateMAC(table: table, fields: values.map(Self.field))
     }
 
     /// Whether `mac` is the MAC of `values` in `table` (constant-time comparison).
-    func isAuthentic(table: String, values: [DatabaseValue], mac: [UInt8]?) -> Bool {
+    func isAuthentic(table: String, values: [StoreValue], mac: [UInt8]?) -> Bool {
         guard let mac else { return false }
         let expected = stateMAC(table: table, values: values)
         return mac.withUnsafeBytes { given in expected.withUnsafeBytes { ConstantTime.equals(given, $0) } }
     }
 
-    private static func field(_ value: DatabaseValue) -> [UInt8] {
-        switch value.storage {
+    private static func field(_ value: StoreValue) -> [UInt8] {
+        switch value {
         case .null: return [0]
-        case .int64(let integer): return [1] + withUnsafeBytes(of: integer.littleEndian) { Array($0) }
-        case .double(let real): return [2] + withUnsafeBytes(of: real.bitPattern.littleEndian) { Array($0) }
-        case .string(let text): return [3] + Array(text.utf8)
-        case .blob(let bytes): return [4] + Array(bytes)
+        case .integer(let integer): return [1] + withUnsafeBytes(of: integer.littleEndian) { Array($0) }
+        case .real(let real): return [2] + withUnsafeBytes(of: real.bitPattern.littleEndian) { Array($0) }
+        case .text(let text): return [3] + Array(text.utf8)
+        case .blob(let bytes): return [4] + bytes
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The single `vault_meta` row: the format version and how the vault key is protected.
 struct VaultMetadata {
@@ -17,30 +16,27 @@ struct VaultMetadata {
     var wrappedKey: [UInt8]
 
     /// Reads the row; throws `.integrityFailure` if it is missing or malformed.
-    static func read(_ db: Database, path: String) throws -> VaultMetadata {
-        guard try db.tableExists("vault_meta"),
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT format_version, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit, key_id, wrapped_key
-                    FROM vault_meta WHERE id = 1
-                    """)
+    static func read(_ db: any StoreReader, path: String) throws -> VaultMetadata {
+        guard
+            let row = try db.row(
+                """
+                SELECT format_version, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit, key_id, wrapped_key
+                FROM vault_meta WHERE id = 1
+                """)
         else {
             throw SharedWebCredentialsError(
                 .integrityFailure, "\(path) is not a swcred vault (it has no vault metadata). Check the --vault path.")
         }
         let damaged = SharedWebCredentialsError(
             .integrityFailure, "The vault metadata in \(path) is damaged; restore the vault from a backup.")
-        guard let version = row["format_version"] as Int64?, let keyID = (row["key_id"] as Data?).map(Array.init),
-            let wrapped = (row["wrapped_key"] as Data?).map(Array.init)
-        else { throw damaged }
+        guard let version = row.integer(0), let keyID = row.blob(5), let wrapped = row.blob(6) else { throw damaged }
         let protection: Protection
-        switch row["kdf_algorithm"] as String? {
+        switch row.text(1) {
         case "raw-key":
             protection = .rawKey
         case "argon2id13":
-            guard let salt = (row["kdf_salt"] as Data?).map(Array.init), salt.count == PasswordHashing.saltLength,
-                let ops = row["kdf_opslimit"] as Int64?, let mem = row["kdf_memlimit"] as Int64?
+            guard let salt = row.blob(2), salt.count == PasswordHashing.saltLength, let ops = row.integer(3),
+                let mem = row.integer(4)
             else { throw damaged }
             // Checked before any KDF runs: the row is not authenticated until the key unwraps.
             guard let parameters = try? KDFParameters(opslimit: UInt64(clamping: ops), memlimit: UInt64(clamping: mem))
@@ -65,8 +61,8 @@ struct VaultMetadata {
 
     /// Inserts the row, or updates it in place (keeping the record commitment, which the caller
     /// rewrites when the key changes).
-    func write(_ db: Database) throws {
-        var salt: Data?
+    func write(_ db: any StoreWriter) throws {
+        var salt: [UInt8]?
         var ops: Int64?
         var mem: Int64?
         let algorithm: String
@@ -75,25 +71,29 @@ struct VaultMetadata {
             algorithm = "raw-key"
         case .passphrase(let kdfSalt, let parameters):
             algorithm = "argon2id13"
-            salt = Data(kdfSalt)
+            salt = kdfSalt
             ops = Int64(parameters.opslimit)
             mem = Int64(parameters.memlimit)
         }
         try db.execute(
-            sql: """
-                INSERT INTO vault_meta
-                    (id, format_version, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit, key_id, wrapped_key)
-                VALUES (1, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET
-                    format_version = excluded.format_version, kdf_algorithm = excluded.kdf_algorithm,
-                    kdf_salt = excluded.kdf_salt, kdf_opslimit = excluded.kdf_opslimit,
-                    kdf_memlimit = excluded.kdf_memlimit, key_id = excluded.key_id, wrapped_key = excluded.wrapped_key
-                """,
-            arguments: [Int64(formatVersion), algorithm, salt, ops, mem, Data(keyID), Data(wrappedKey)])
+            """
+            INSERT INTO vault_meta
+                (id, format_version, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit, key_id, wrapped_key)
+            VALUES (1, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET
+                format_version = excluded.format_version, kdf_algorithm = excluded.kdf_algorithm,
+                kdf_salt = excluded.kdf_salt, kdf_opslimit = excluded.kdf_opslimit,
+                kdf_memlimit = excluded.kdf_memlimit, key_id = excluded.key_id, wrapped_key = excluded.wrapped_key
+            """,
+            [
+                .integer(Int64(formatVersion)), .text(algorithm), StoreValue(salt, StoreValue.blob),
+                StoreValue(ops, StoreValue.integer), StoreValue(mem, StoreValue.integer), .blob(keyID),
+                .blob(wrappedKey),
+            ])
     }
 
     /// The current key id, cheaply, to notice a rotation by another process.
-    static func currentKeyID(_ db: Database) throws -> [UInt8]? {
-        try Data.fetchOne(db.cachedStatement(sql: "SELECT key_id FROM vault_meta WHERE id = 1")).map(Array.init)
+    static func currentKeyID(_ db: any StoreReader) throws -> [UInt8]? {
+        try db.value("SELECT key_id FROM vault_meta WHERE id = 1")?.blob
     }
 }

@@ -105,7 +105,7 @@ struct RecheckPolicyTests {
             // 30 days after the last approval, with the site still failing, the approval is stale.
             clock.advance(hours: 24 * 25)
             await #expect(throws: SharedWebCredentialsError.self) { try await gate.authorize(app: app, domain: domain) }
-            let stale = try #require(try store.record(app: LoopbackSite.app, entry: entitlements.entries[0]))
+            let stale = try await #require(try store.record(app: LoopbackSite.app, entry: entitlements.entries[0]))
             #expect(stale.verdict == .unverified)
             #expect(RecheckPolicy().effectiveVerdict(stale, at: clock.now) == .unverified)
 
@@ -125,7 +125,7 @@ struct RecheckPolicyTests {
                 #expect(error.code == .notApproved)
                 #expect(error.message.contains("not listed in webcredentials.apps"))
             }
-            let revoked = try #require(try store.record(app: LoopbackSite.app, entry: entitlements.entries[0]))
+            let revoked = try await #require(try store.record(app: LoopbackSite.app, entry: entitlements.entries[0]))
             #expect(revoked.verdict == .denied && revoked.approvedAt == nil)
             // Offline keeps the denial.
             await #expect(throws: SharedWebCredentialsError.self) {

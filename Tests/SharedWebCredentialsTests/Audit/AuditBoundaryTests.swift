@@ -60,14 +60,14 @@ struct AuditBoundaryTests {
                         domain: "old.example", account: "alice", app: nil,
                         released: [AuditCredential(domain: "old.example", account: "alice")])),
                 key: keys.recordKey, associatedData: VaultKeys.auditAssociatedData(sequence: 1))
-            let row = try #require(try Row.fetchOne(db, sql: "\(AuditChain.columns) WHERE seq = 1"))
+            let row = try #require(try db.row("\(AuditChain.columns) WHERE seq = 1"))
             var values = AuditChain.covered(row)
-            values[3] = AuditOperation.request.rawValue.databaseValue
-            values[6] = Data(sealed).databaseValue
+            values[3] = .text(AuditOperation.request.rawValue)
+            values[6] = .blob(sealed)
             let tag = AuditChain.tag(of: values, keys: keys, previous: AuditChain.Link.genesis.tag)
             try db.execute(
-                sql: "UPDATE audit_log SET operation = ?, sealed = ?, tag = ? WHERE seq = 1",
-                arguments: [values[3], values[6], Data(tag)])
+                "UPDATE audit_log SET operation = ?, sealed = ?, tag = ? WHERE seq = 1",
+                [values[3], values[6], .blob(tag)])
             try AuditChain.store(AuditChain.Link(sequence: 1, tag: tag), as: .head, db: db, keys: keys)
         }
         let consented = AuditEvent(
@@ -94,7 +94,7 @@ struct AuditBoundaryTests {
         let detail = "a-very-distinctive-detail-text"
         let event = AuditEvent(
             actor: .service, operation: .unlockFailed, outcome: .refused(.vaultLocked), detail: detail)
-        try vault.audit.append(event)
+        try await vault.audit.append(event)
         #expect(try entries().map(\.event) == [event])
         #expect(try vault.audit.entries(actor: .service, operation: .unlockFailed).count == 1)
         try await vault.database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }

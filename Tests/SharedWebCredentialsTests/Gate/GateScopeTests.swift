@@ -39,7 +39,8 @@ struct GateScopeTests {
             } == .networkFailure,
             "shop.example:443 was never verified")
         #expect(
-            try vault.associations.record(app: Self.app, entry: AssociatedDomainEntry("webcredentials:shop.example"))
+            await try vault.associations.record(
+                app: Self.app, entry: AssociatedDomainEntry("webcredentials:shop.example"))
                 == nil)
         try approve("webcredentials:shop.example")
         #expect(try await facade.generatePassword(for: DomainTarget("shop.example")).style == .strong)

@@ -72,7 +72,7 @@ struct GateStateTests {
     @Test("an approval dated in the future is refused even with a valid MAC (a clock set back)")
     func futureApprovalWithValidMAC() async throws {
         let future = Date().addingTimeInterval(86_400)
-        try vault.associations.save(
+        try await vault.associations.save(
             AssociationRecord(
                 service: .webcredentials, app: Self.app, domain: "shop.example", verdict: .approved,
                 checkedAt: future, nextCheck: future.addingTimeInterval(5 * 86_400), lastError: nil, retryCount: 0,
@@ -89,7 +89,7 @@ struct GateStateTests {
     @Test("an authentic verdict copied onto another domain or app fails: the MAC covers the row's identity")
     func copiedVerdict() async throws {
         let now = Date()
-        try vault.associations.save(
+        try await vault.associations.save(
             AssociationRecord(
                 service: .webcredentials, app: Self.app, domain: "other.example", verdict: .approved, checkedAt: now,
                 nextCheck: now.addingTimeInterval(86_400), lastError: nil, retryCount: 0, documentDigest: nil,
@@ -265,7 +265,7 @@ struct GateStateTests {
 
         init(_ db: Database) throws {
             name = db.description
-            defensive = VaultDatabase.isDefensive(db)
+            defensive = SQLiteStorage.isDefensive(db)
             trustedSchema = try Bool.fetchOne(db, sql: "PRAGMA trusted_schema")
             readonly = db.configuration.readonly
         }
@@ -273,10 +273,10 @@ struct GateStateTests {
 
     @Test("every reader connection is hardened as the writer is: defensive, trusted_schema off, read-only")
     func defensiveReaders() throws {
-        #expect(try vault.database.inDatabase { db in VaultDatabase.isDefensive(db) })
+        #expect(try vault.database.inDatabase { db in SQLiteStorage.isDefensive(db) })
         // A read on another thread while a first read holds its reader: the pool opens a second
         // reader connection for it (deterministic, unlike reads merely started together).
-        let readers = vault.readers
+        let readers = try #require(vault.sqliteStorage.readers)
         let second = Mutex<Result<ReaderState, any Error>?>(nil)
         let first = try readers.unsafeRead { db in
             let done = DispatchSemaphore(value: 0)
@@ -295,8 +295,7 @@ struct GateStateTests {
             #expect(state.readonly, "\(state)")
         }
         // And the reads of the vault go to them.
-        #expect(try vault.read { db, _ in db.configuration.readonly })
-        #expect(try vault.readSingleStatement { db, _ in db.configuration.readonly })
+        #expect(try vault.read { db, _ in db.grdb.configuration.readonly })
     }
 
     @Test("swcred's own connection is defensive: no writable_schema, trusted_schema off")

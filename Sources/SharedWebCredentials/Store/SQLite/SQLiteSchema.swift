@@ -9,7 +9,7 @@ import Synchronization
 /// The expected schema is computed, not written down: the first N embedded migrations (N being
 /// how many the file records as applied) are applied to an in-memory database and its
 /// `sqlite_master` is compared with the file's, object by object, SQL text included.
-enum VaultSchema {
+enum SQLiteSchema {
     /// One row of `sqlite_master`.
     struct SchemaObject: Hashable, Sendable {
         let type: String
@@ -23,7 +23,7 @@ enum VaultSchema {
     /// Throws `.integrityFailure`, naming the object, if the schema of `db` differs from what the
     /// migrations it records as applied make. Returns whether every embedded migration is applied.
     @discardableResult
-    static func verify(_ db: Database, path: String) throws -> Bool {
+    static func verify(_ db: Database, path: String) throws -> SchemaState {
         let actual = try objects(db)
         let applied = try appliedMigrations(db, objects: actual, path: path)
         let expected = try applied.map(expectedObjects(migrationCount:)) ?? []
@@ -47,7 +47,11 @@ enum VaultSchema {
                 "The \(missing.type) \(quoted(missing.name)) is missing from \(path): the vault was altered outside swcred or is damaged. Restore it from a backup."
             )
         }
-        return applied == EmbeddedMigrations.all.count
+        switch applied {
+        case nil, 0: return .empty
+        case EmbeddedMigrations.all.count: return .current
+        default: return .outdated
+        }
     }
 
     private static func objects(_ db: Database) throws -> Set<SchemaObject> {

@@ -1,0 +1,52 @@
+/// A transaction's view of the vault's tables: what every store (credentials, the gate's state,
+/// tokens, never-save, the audit log) uses to read, whichever engine holds the vault.
+///
+/// Queries are written once, in the SQL both engines accept: `?` placeholders, `INSERT ... ON
+/// CONFLICT ... DO UPDATE`, `RETURNING`; no `INSERT OR REPLACE`, no `rowid`. An engine may
+/// rewrite the placeholders for its wire protocol and caches each query's prepared statement
+/// per connection.
+package protocol StoreReader {
+    /// Runs one query and calls `body` with each row in turn, without holding them all.
+    func forEachRow(_ sql: String, _ arguments: [StoreValue], _ body: (StoreRow) throws -> Void) throws
+}
+
+/// A write transaction's view of the vault's tables.
+package protocol StoreWriter: StoreReader {
+    /// Runs one statement that returns no rows; returns how many rows it changed.
+    @discardableResult
+    func execute(_ sql: String, _ arguments: [StoreValue]) throws -> Int
+}
+
+extension StoreReader {
+    /// Every row of one query.
+    package func rows(_ sql: String, _ arguments: [StoreValue] = []) throws -> [StoreRow] {
+        var rows: [StoreRow] = []
+        try forEachRow(sql, arguments) { rows.append($0) }
+        return rows
+    }
+
+    /// The first row of one query, or nil when it returns none.
+    package func row(_ sql: String, _ arguments: [StoreValue] = []) throws -> StoreRow? {
+        var first: StoreRow?
+        try forEachRow(sql, arguments) { row in if first == nil { first = row } }
+        return first
+    }
+
+    /// The first column of the first row of one query, or nil when it returns no row.
+    package func value(_ sql: String, _ arguments: [StoreValue] = []) throws -> StoreValue? {
+        try row(sql, arguments)?[0]
+    }
+
+    /// The first column of the first row as an integer (`COUNT(*)`, `max(...)`), or nil when
+    /// there is no row or it is NULL.
+    package func integer(_ sql: String, _ arguments: [StoreValue] = []) throws -> Int64? {
+        try value(sql, arguments)?.integer
+    }
+}
+
+extension StoreWriter {
+    /// The first row a statement with `RETURNING` gives, after running it to completion.
+    package func returningRow(_ sql: String, _ arguments: [StoreValue]) throws -> StoreRow? {
+        try rows(sql, arguments).first
+    }
+}
