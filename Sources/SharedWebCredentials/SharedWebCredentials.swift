@@ -72,16 +72,23 @@ public struct SharedWebCredentials: Sendable {
         try await audited(.request, domain: domain, account: account) {
             let matches = try await find(domain: domain, account: account, includeShared: includeShared)
             try await confirmRelease?(matches)
-            try vault.audit.append(
+            try await vault.audit.append(
                 event(.request, domain: domain, account: account, released: matches.map(AuditCredential.init)))
             return matches
         }
     }
 
     private func find(domain: DomainTarget?, account: String?, includeShared: Bool) async throws -> [Credential] {
-        let registered = try vault.apps.require(app)
-        guard let domain else { return try await findEverywhere(registered, account: account) }
-        _ = try await gate.authorize(app: registered, domain: domain)
+        guard let domain else { return try await findEverywhere(try await registeredApp(), account: account) }
+        let standing = try await standingRead(domain: domain, account: account)
+        if !includeShared, let matches = standing.matches {
+            guard !matches.isEmpty else { throw SharedWebCredentialsError(.itemNotFound, "no matching items found") }
+            return matches
+        }
+        let registered = standing.registered
+        if standing.matches == nil {
+            _ = try await gate.check(app: registered.identifier, entry: standing.entry, stored: standing.stored)
+        }
         var servers = [domain]
         if includeShared {
             let related = SharedCredentialGroups.domains(sharingCredentialsWith: domain.host)
@@ -90,8 +97,9 @@ public struct SharedWebCredentials: Sendable {
             servers += try await sharedByStatementLists(with: domain, of: registered)
                 .filter { !servers.contains($0) }
         }
-        let matches = try servers.flatMap { server in
-            try vault.credentials.find(server: server.host, port: server.port, account: account)
+        let keys = try servers.map { try CredentialKey(server: $0.host, port: $0.port) }
+        let matches = try await vault.read { [vault] db, vaultKeys in
+            try keys.flatMap { try CredentialStore.find($0, account: account, db: db, keys: vaultKeys, vault: vault) }
         }
         guard !matches.isEmpty else {
             throw SharedWebCredentialsError(.itemNotFound, "no matching items found")
@@ -99,11 +107,56 @@ public struct SharedWebCredentials: Sendable {
         return matches
     }
 
+    /// What one read transaction tells about a request for `domain`: the app's registration and,
+    /// when its stored verdict settles the gate without asking the site, the credentials saved
+    /// for the domain (nil when the site must be asked first). The app, the verdict and the
+    /// credentials are read in the same transaction, on the storage engine's threads; a refusal
+    /// the stored verdict stands for is thrown.
+    private func standingRead(domain: DomainTarget, account: String?) async throws -> StandingRead {
+        let key = try CredentialKey(server: domain.host, port: domain.port)
+        return try await vault.read { [app, gate, vault] db, keys in
+            guard let registered = try AppRegistry.find(app, db: db, keys: keys, path: vault.path) else {
+                throw AppRegistry.notRegistered(app)
+            }
+            let entry = try gate.entry(of: registered, covering: domain)
+            let identifier = registered.identifier
+            let stored = try vault.associations.record(app: identifier, entry: entry, db: db, keys: keys)
+            guard try gate.decide(app: identifier, entry: entry, stored: stored) != nil else {
+                return StandingRead(registered: registered, entry: entry, stored: stored, matches: nil)
+            }
+            return StandingRead(
+                registered: registered, entry: entry, stored: stored,
+                matches: try CredentialStore.find(key, account: account, db: db, keys: keys, vault: vault))
+        }
+    }
+
+    private struct StandingRead: Sendable {
+        let registered: RegisteredApp
+        /// The entry that covers the domain, and its stored record as the transaction read it.
+        let entry: AssociatedDomainEntry
+        let stored: AssociationRecord?
+        /// The credentials saved for the domain, when the stored verdict approved; nil when the
+        /// site must be asked first.
+        let matches: [Credential]?
+    }
+
+    /// The app's registration, read on the storage engine's threads.
+    private func registeredApp() async throws -> RegisteredApp {
+        try await vault.read { [app, vault] db, keys in
+            guard let registered = try AppRegistry.find(app, db: db, keys: keys, path: vault.path) else {
+                throw AppRegistry.notRegistered(app)
+            }
+            return registered
+        }
+    }
+
     /// Every credential on a server that an entry of the app covers and whose site approves it,
     /// found through the blind indexes (never by opening every record).
     private func findEverywhere(_ registered: RegisteredApp, account: String?) async throws -> [Credential] {
         let entries = registered.entitlements.webcredentialsEntries
-        let candidates = try vault.credentials.candidates(coveredBy: entries)
+        let candidates = try await vault.read { [vault] db, keys in
+            try CredentialStore.candidates(coveredBy: entries, db: db, keys: keys, vault: vault)
+        }
         var servers: [DomainTarget] = []
         for credential in candidates {
             let server = DomainTarget(normalizedHost: credential.server, port: credential.port)
@@ -155,46 +208,68 @@ public struct SharedWebCredentials: Sendable {
             throw SharedWebCredentialsError(.invalidInput, "the password is empty; nothing was saved")
         }
         if let password { try Credential.checkFieldSizes(account: account, password: password, details: .none) }
-        let registered = try vault.apps.require(app)
+        let registered = try await registeredApp()
         _ = try await gate.authorize(app: registered, domain: domain)
-        if password != nil, try vault.neverSave.isMarked(domain.host) {
-            throw SharedWebCredentialsError(
-                .neverSave,
-                "Item already exists for this server: the vault owner chose never to save passwords for \(domain.host) (clear it with `swcred never-save \(domain.host) --clear`)"
-            )
-        }
-        let existing = try vault.credentials.find(server: domain.host, port: domain.port, account: account).first
-        let kind: CredentialChange.Kind
-        switch (existing, password) {
-        case (nil, nil):
-            try vault.audit.append(event(.delete, domain: domain, account: account))
-            return .nothingToDelete
-        case (.some, nil): kind = .delete
-        case (nil, .some): kind = .add
-        case (.some(let saved), .some(let new)):
-            if saved.password.isEqual(to: new) {
-                try vault.audit.append(event(.update, domain: domain, account: account))
-                return .unchanged
+        let key = try CredentialKey(server: domain.host, port: domain.port)
+        // Compare and swap: the change is decided (and confirmed) on the credential as read here,
+        // and written only if it is still at that version when the write transaction starts;
+        // otherwise it is decided again on the new version, so no change is lost or misnamed.
+        for _ in 0..<Self.changeAttempts {
+            let (existing, version) = try await vault.read { [vault] db, keys in
+                if password != nil, try NeverSaveStore.contains(db, index: keys.hostIndex(domain.host)) {
+                    throw SharedWebCredentialsError(
+                        .neverSave,
+                        "Item already exists for this server: the vault owner chose never to save passwords for \(domain.host) (clear it with `swcred never-save \(domain.host) --clear`)"
+                    )
+                }
+                return try CredentialStore.findWithVersion(key, account: account, db: db, keys: keys, vault: vault)
             }
-            kind = .update
-        }
-        let operation: AuditOperation = kind == .add ? .add : kind == .update ? .update : .delete
-        guard try await confirm(CredentialChange(kind: kind, domain: domain, account: account)) else {
-            throw AuditedRefusal(
-                operation: operation, error: SharedWebCredentialsError(.declined, "declined: nothing was changed"))
-        }
-        let entry = event(operation, domain: domain, account: account)
-        return try vault.credentials.batch { batch in
-            if let password {
-                try batch.upsert(server: domain.host, port: domain.port, account: account, password: password)
+            let kind: CredentialChange.Kind
+            switch (existing, password) {
+            case (nil, nil):
+                try await vault.audit.append(
+                    event(.delete, domain: domain, account: account, detail: Self.nothingToDeleteDetail))
+                return .nothingToDelete
+            case (.some, nil): kind = .delete
+            case (nil, .some): kind = .add
+            case (.some(let saved), .some(let new)):
+                if saved.password.isEqual(to: new) {
+                    try await vault.audit.append(
+                        event(.update, domain: domain, account: account, detail: Self.unchangedDetail))
+                    return .unchanged
+                }
+                kind = .update
+            }
+            let operation: AuditOperation = kind == .add ? .add : kind == .update ? .update : .delete
+            guard try await confirm(CredentialChange(kind: kind, domain: domain, account: account)) else {
+                throw AuditedRefusal(
+                    operation: operation, error: SharedWebCredentialsError(.declined, "declined: nothing was changed"))
+            }
+            let entry = event(operation, domain: domain, account: account)
+            let outcome = try await vault.write(records: { [vault] db, keys, commitment -> CredentialChangeOutcome? in
+                guard try CredentialStore.version(of: key, account: account, db: db, keys: keys) == version else {
+                    return nil
+                }
+                let batch = CredentialBatch(db: db, keys: keys, commitment: commitment, vault: vault)
+                if let password {
+                    try batch.upsert(server: domain.host, port: domain.port, account: account, password: password)
+                    try batch.recordAudit(entry)
+                    return kind == .add ? .added : .updated
+                }
+                try batch.delete(server: domain.host, port: domain.port, account: account)
                 try batch.recordAudit(entry)
-                return kind == .add ? .added : .updated
-            }
-            try batch.delete(server: domain.host, port: domain.port, account: account)
-            try batch.recordAudit(entry)
-            return .deleted
+                return .deleted
+            })
+            if let outcome { return outcome }
         }
+        throw SharedWebCredentialsError(
+            .vaultBusy,
+            "the credential for \(account) on \(domain) kept changing while this change waited (\(Self.changeAttempts) attempts); nothing was changed: try again"
+        )
     }
+
+    /// How often a change is decided again when another one got in first.
+    private static let changeAttempts = 3
 
     /// Deletes a credential: ``add(domain:account:password:confirm:)`` without a password.
     @discardableResult
@@ -227,7 +302,7 @@ public struct SharedWebCredentials: Sendable {
         -> PasswordGenerator
     {
         try await audited(.generate, domain: domain, account: nil) {
-            let registered = try vault.apps.require(app)
+            let registered = try await registeredApp()
             _ = try await gate.authorize(app: registered, domain: domain)
             let generator: PasswordGenerator
             if let rules {
@@ -237,7 +312,7 @@ public struct SharedWebCredentials: Sendable {
             } else {
                 generator = PasswordGenerator(style: .strong)
             }
-            try vault.audit.append(event(.generate, domain: domain, account: nil))
+            try await vault.audit.append(event(.generate, domain: domain, account: nil))
             return generator
         }
     }
@@ -247,12 +322,17 @@ public struct SharedWebCredentials: Sendable {
     /// An entry for this app.
     private func event(
         _ operation: AuditOperation, domain: DomainTarget?, account: String?, released: [AuditCredential] = [],
-        outcome: AuditOutcome = .done
+        outcome: AuditOutcome = .done, detail: String? = nil
     ) -> AuditEvent {
         AuditEvent(
             actor: .app(app), operation: operation, domain: domain?.description, account: account,
-            released: released, outcome: outcome)
+            released: released, outcome: outcome, detail: detail)
     }
+
+    /// The detail of a delete that found nothing to delete, and of a save of the password already
+    /// saved: done, and nothing changed (so the log tells them from real changes).
+    static let nothingToDeleteDetail = "nothing to delete"
+    static let unchangedDetail = "unchanged: the same password"
 
     /// Runs `body`; when it fails with a library error, appends a refusal entry (as `operation`,
     /// or the one an ``AuditedRefusal`` names) and throws the error. A refusal whose entry cannot
@@ -263,11 +343,12 @@ public struct SharedWebCredentials: Sendable {
         do {
             return try await body()
         } catch let refusal as AuditedRefusal {
-            try? vault.audit.append(
+            try? await vault.audit.append(
                 event(refusal.operation, domain: domain, account: account, outcome: .refused(refusal.error.code)))
             throw refusal.error
         } catch let error as SharedWebCredentialsError {
-            try? vault.audit.append(event(operation, domain: domain, account: account, outcome: .refused(error.code)))
+            try? await vault.audit.append(
+                event(operation, domain: domain, account: account, outcome: .refused(error.code)))
             throw error
         }
     }

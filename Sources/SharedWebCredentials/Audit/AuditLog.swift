@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The vault's tamper-evident audit log (``Vault/audit``): one entry for every operation done for
 /// an app and every change the owner makes. See ``AuditChain`` for how it is chained and sealed.
@@ -18,10 +17,23 @@ public struct AuditLog: Sendable {
     /// the caller must then not release or do what it records (fail closed).
     @discardableResult
     public func append(_ event: AuditEvent) throws -> Int64 {
-        try vault.writeWithoutSync { db, keys in
+        try vault.write(durability: .ordered) { db, keys in
             try AuditChain.append(event, at: Date(), db: db, keys: keys, path: vault.path)
         }
     }
+
+    /// Appends `event` with the entries of other operations running side by side, in one write
+    /// transaction (``AuditGroupCommit``), committed as ``append(_:)`` commits; returns its
+    /// sequence number once that transaction has committed. The transaction runs on the storage
+    /// engine's threads, so the caller suspends instead of blocking. Throws when the entry cannot
+    /// be written: the caller must then not release or do what it records (fail closed).
+    @discardableResult
+    public func append(_ event: AuditEvent) async throws -> Int64 {
+        try await vault.auditGroupCommit.append(event, vault: vault)
+    }
+
+    /// How the entries appended with ``append(_:)-(AuditEvent)async`` were grouped so far, in this process.
+    public var commitStatistics: AuditCommitStatistics { vault.auditGroupCommit.statistics }
 
     /// The entries that match every filter given, oldest first. Throws `.integrityFailure`
     /// naming the entry when one's sealed part fails authentication (``verify()`` checks the chain).
@@ -31,28 +43,27 @@ public struct AuditLog: Sendable {
         -> [AuditEntry]
     {
         var conditions: [String] = []
-        var arguments: StatementArguments = []
+        var arguments: [StoreValue] = []
         if let actor {
             conditions.append("actor = ?")
-            arguments += [actor.name]
+            arguments.append(.text(actor.name))
         }
         if let since {
             conditions.append("at >= ?")
-            arguments += [Int64((since.timeIntervalSince1970 * 1000).rounded(.down))]
+            arguments.append(.integer(Int64((since.timeIntervalSince1970 * 1000).rounded(.down))))
         }
         if let operation {
             conditions.append("operation = ?")
-            arguments += [operation.rawValue]
+            arguments.append(.text(operation.rawValue))
         }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         return try vault.read { db, keys in
             var entries: [AuditEntry] = []
-            let rows = try Row.fetchCursor(db, sql: "\(AuditChain.columns)\(filter) ORDER BY seq", arguments: arguments)
-            while let row = try rows.next() {
+            try db.forEachRow("\(AuditChain.columns)\(filter) ORDER BY seq", arguments) { row in
                 guard let entry = AuditChain.open(row, keys: keys) else {
                     throw SharedWebCredentialsError(
                         .integrityFailure,
-                        "Audit entry #\(row[0] as Int64? ?? -1) in \(vault.path) failed authentication: it was altered. Run `swcred audit verify`."
+                        "Audit entry #\(row.integer(0) ?? -1) in \(vault.path) failed authentication: it was altered. Run `swcred audit verify`."
                     )
                 }
                 entries.append(entry)
@@ -76,22 +87,18 @@ public struct AuditLog: Sendable {
         return try vault.write { db, keys in
             try AuditChain.requireIntact(db, keys: keys, path: vault.path, doing: "the prune")
             let anchor = try AuditChain.load(.anchor, db: db, keys: keys, path: vault.path)
-            let firstKept = try Int64.fetchOne(
-                db, sql: "SELECT min(seq) FROM audit_log WHERE at >= ?", arguments: [cutoff])
-            let lastDropped = try Row.fetchOne(
-                db, sql: "SELECT seq, tag FROM audit_log WHERE seq < ? ORDER BY seq DESC LIMIT 1",
-                arguments: [firstKept ?? Int64.max])
-            guard let lastDropped else {
+            let firstKept = try db.integer("SELECT min(seq) FROM audit_log WHERE at >= ?", [.integer(cutoff)])
+            let lastDropped = try db.row(
+                "SELECT seq, tag FROM audit_log WHERE seq < ? ORDER BY seq DESC LIMIT 1",
+                [.integer(firstKept ?? Int64.max)])
+            guard let lastDropped, let sequence = lastDropped.integer(0), let tag = lastDropped.blob(1) else {
                 try AuditChain.append(
                     AuditEvent(actor: .owner, operation: .auditPrune), at: Date(), db: db, keys: keys, path: vault.path)
                 return 0
             }
-            let sequence: Int64 = lastDropped[0]
-            try db.execute(sql: "DELETE FROM audit_log WHERE seq <= ?", arguments: [sequence])
+            try db.execute("DELETE FROM audit_log WHERE seq <= ?", [.integer(sequence)])
             let dropped = Int(sequence - anchor.sequence)
-            try AuditChain.store(
-                AuditChain.Link(sequence: sequence, tag: Array(lastDropped[1] as Data)), as: .anchor, db: db, keys: keys
-            )
+            try AuditChain.store(AuditChain.Link(sequence: sequence, tag: tag), as: .anchor, db: db, keys: keys)
             try AuditChain.append(
                 AuditEvent(actor: .owner, operation: .auditPrune), at: Date(), db: db, keys: keys, path: vault.path)
             return dropped

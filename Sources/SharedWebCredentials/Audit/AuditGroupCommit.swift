@@ -1,0 +1,97 @@
+import Foundation
+import Synchronization
+
+/// Group commit for the audit entries of operations that change no record (releases, refusals,
+/// generated passwords): entries appended side by side share one write transaction.
+///
+/// The first caller to find no commit under way leads: it takes every entry queued behind it (at
+/// most ``maximumBatch``), appends them in queue order in one transaction, and wakes each caller
+/// with its sequence number once that transaction has committed, or with its error. Entries that
+/// arrive while it commits wait for the next round, which it leads too, until the queue is empty.
+/// Nothing waits on a timer: a lone caller commits at once.
+///
+/// Fail closed: ``append(_:)`` returns only after the transaction holding the entry committed, so
+/// a caller releases nothing (and acknowledges nothing) before its entry is durable as
+/// ``CommitDurability/ordered`` makes it; a failed commit fails every entry in it. The chain stays
+/// one linear chain, in the order of commit, as ``AuditChain/append(_:at:db:keys:path:)`` writes it.
+final class AuditGroupCommit: Sendable {
+    /// The most entries one transaction takes: bounds a transaction's time and the memory held.
+    static let maximumBatch = 256
+
+    private struct Waiter {
+        let event: AuditEvent
+        let continuation: CheckedContinuation<Int64, any Error>
+    }
+
+    private struct State {
+        var queue: [Waiter] = []
+        var leading = false
+        var statistics = AuditCommitStatistics()
+    }
+
+    private let state = Mutex(State())
+
+    /// Appends `event` as part of the next group; returns its sequence number once committed.
+    func append(_ event: AuditEvent, vault: Vault) async throws -> Int64 {
+        try await withCheckedThrowingContinuation { continuation in
+            let leads = state.withLock { state -> Bool in
+                state.queue.append(Waiter(event: event, continuation: continuation))
+                guard !state.leading else { return false }
+                state.leading = true
+                return true
+            }
+            if leads { Task { await self.commitQueued(vault: vault) } }
+        }
+    }
+
+    /// How many transactions and entries the groups have had so far.
+    var statistics: AuditCommitStatistics { state.withLock { $0.statistics } }
+
+    /// Commits the queue, one bounded group at a time, until it is empty.
+    private func commitQueued(vault: Vault) async {
+        while true {
+            let group = state.withLock { state -> [Waiter] in
+                guard !state.queue.isEmpty else {
+                    state.leading = false
+                    return []
+                }
+                let count = min(state.queue.count, Self.maximumBatch)
+                defer { state.queue.removeFirst(count) }
+                return Array(state.queue.prefix(count))
+            }
+            guard !group.isEmpty else { return }
+            let events = group.map(\.event)
+            do {
+                let sequences = try await vault.write(durability: .ordered) { db, keys in
+                    try AuditChain.append(events, at: Date(), db: db, keys: keys, path: vault.path)
+                }
+                state.withLock { $0.statistics.record(groupOf: group.count) }
+                for (waiter, sequence) in zip(group, sequences) { waiter.continuation.resume(returning: sequence) }
+            } catch {
+                for waiter in group { waiter.continuation.resume(throwing: error) }
+            }
+        }
+    }
+}
+
+/// How audit entries were grouped into transactions (``AuditLog/commitStatistics``).
+public struct AuditCommitStatistics: Sendable, Equatable {
+    /// No group committed yet.
+    public init() {}
+
+    /// Transactions that committed a group.
+    public private(set) var commits = 0
+    /// Entries committed in groups.
+    public private(set) var entries = 0
+    /// The largest group committed.
+    public private(set) var largestGroup = 0
+
+    /// Entries per commit on average; 0 before the first.
+    public var meanGroup: Double { commits == 0 ? 0 : Double(entries) / Double(commits) }
+
+    mutating func record(groupOf count: Int) {
+        commits += 1
+        entries += count
+        largestGroup = max(largestGroup, count)
+    }
+}
