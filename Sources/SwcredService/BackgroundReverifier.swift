@@ -31,7 +31,26 @@ struct BackgroundReverifier: Service {
 
     /// Re-checks every due (app, entry) pair of `vault`; returns how many.
     func refreshDue(in vault: Vault) async throws -> Int {
-        let now = Date()
+        let due = try await BlockingWork.run { [policy] in try Self.due(in: vault, policy: policy, at: Date()) }
+        guard !due.isEmpty else { return 0 }
+        let checks = await verifier.verify(due)
+        let checkedAt = Date()
+        return try await BlockingWork.run { [policy] in
+            let records = try checks.map { check in
+                policy.apply(
+                    check, to: try vault.associations.record(app: check.app, entry: check.entry), at: checkedAt)
+            }
+            try vault.associations.save(records, by: .service)
+            return records.count
+        }
+    }
+
+    /// The (app, entry) pairs of `vault` whose verdicts are due at `now`.
+    private static func due(
+        in vault: Vault, policy: RecheckPolicy, at now: Date
+    ) throws
+        -> [(ApplicationIdentifier, AssociatedDomainEntry)]
+    {
         var due: [(ApplicationIdentifier, AssociatedDomainEntry)] = []
         for app in try vault.apps.all() {
             let records = try vault.associations.all(app: app.identifier)
@@ -43,13 +62,6 @@ struct BackgroundReverifier: Service {
                 due.append((app.identifier, entry))
             }
         }
-        guard !due.isEmpty else { return 0 }
-        let checks = await verifier.verify(due)
-        let checkedAt = Date()
-        let records = try checks.map { check in
-            policy.apply(check, to: try vault.associations.record(app: check.app, entry: check.entry), at: checkedAt)
-        }
-        try vault.associations.save(records, by: .service)
-        return records.count
+        return due
     }
 }

@@ -33,7 +33,7 @@ final class OwnerAuditTrail: Sendable {
 
     /// Appends the failures noted since the last unlock and then the unlock itself. Throws when
     /// an entry cannot be written (the caller then locks again: an unlock is never unrecorded).
-    func unlocked(_ vault: Vault, peer: String) throws {
+    func unlocked(_ vault: Vault, peer: String) async throws {
         let (failures, dropped) = state.withLock { state in
             defer {
                 state.failedUnlocks = []
@@ -42,13 +42,13 @@ final class OwnerAuditTrail: Sendable {
             return (state.failedUnlocks, state.droppedFailures)
         }
         for failure in failures {
-            try vault.audit.append(
+            try await vault.audit.append(
                 AuditEvent(
                     actor: .owner, operation: .unlockFailed, outcome: .refused(.vaultLocked),
                     detail: "wrong passphrase or key at \(failure.date.formatted(.iso8601)) from \(failure.peer)"))
         }
         let earlier = failures.count + dropped
-        try vault.audit.append(
+        try await vault.audit.append(
             AuditEvent(
                 actor: .owner, operation: .unlock,
                 detail: "from \(peer)" + (earlier > 0 ? "; after \(earlier) failed attempts" : "")))
@@ -56,8 +56,8 @@ final class OwnerAuditTrail: Sendable {
 
     /// Appends a lock by the owner (`peer`) or by the service itself (idle time); a lock happens
     /// even when its entry cannot be written.
-    func locked(_ vault: Vault?, by actor: AuditActor, detail: String) {
-        _ = try? vault?.audit.append(AuditEvent(actor: actor, operation: .lock, detail: detail))
+    func locked(_ vault: Vault?, by actor: AuditActor, detail: String) async {
+        _ = try? await vault?.audit.append(AuditEvent(actor: actor, operation: .lock, detail: detail))
     }
 
     /// Appends the owner's decision on a consent request (or its timeout). Throws when the entry
@@ -65,14 +65,14 @@ final class OwnerAuditTrail: Sendable {
     func consent(
         _ decision: ConsentBroker.Decision, vault: Vault, app: ApplicationIdentifier, operation: String,
         domain: String, account: String?
-    ) throws {
+    ) async throws {
         let (actor, kind, detail): (AuditActor, AuditOperation, String) =
             switch decision {
             case .approved(let answeredBy): (.owner, .consentApprove, "\(operation) approved from \(answeredBy)")
             case .declined(let answeredBy): (.owner, .consentDecline, "\(operation) declined from \(answeredBy)")
             case .timedOut: (.service, .consentTimeout, "\(operation) not answered in time: declined")
             }
-        try vault.audit.append(
+        try await vault.audit.append(
             AuditEvent(
                 actor: actor, operation: kind, domain: domain, account: account, app: app.description, detail: detail)
         )

@@ -18,12 +18,29 @@ final class ServiceMetrics: Sendable {
 
     private let registry = PrometheusCollectorRegistry()
     private let locked: Gauge
+    private let auditGroups: Gauge
+    private let auditGroupedEntries: Gauge
+    private let auditLargestGroup: Gauge
 
     init() {
         locked = registry.makeGauge(
             descriptor: .init(
                 namespace: "swcred", metricName: "vault_locked", unitName: "",
                 helpText: "1 while the vault is locked, 0 while it is unlocked."))
+        auditGroups = registry.makeGauge(
+            descriptor: .init(
+                namespace: "swcred", metricName: "audit_group_commits", unitName: "",
+                helpText:
+                    "Transactions that committed a group of audit entries (releases, refusals, generated passwords) since the vault was unlocked."
+            ))
+        auditGroupedEntries = registry.makeGauge(
+            descriptor: .init(
+                namespace: "swcred", metricName: "audit_group_entries", unitName: "",
+                helpText: "Audit entries committed in groups since the vault was unlocked."))
+        auditLargestGroup = registry.makeGauge(
+            descriptor: .init(
+                namespace: "swcred", metricName: "audit_group_largest", unitName: "",
+                helpText: "The most audit entries one group commit held since the vault was unlocked."))
     }
 
     /// Counts one answered request and its latency; `route` is the matched route's template
@@ -63,9 +80,14 @@ final class ServiceMetrics: Sendable {
         ).increment()
     }
 
-    /// The exposition text, with the lock state as it is now.
-    func exposition(locked isLocked: Bool) -> [UInt8] {
+    /// The exposition text, with the lock state and the audit log's group commits (`audit`, nil
+    /// while locked) as they are now.
+    func exposition(locked isLocked: Bool, audit: AuditCommitStatistics?) -> [UInt8] {
         locked.set(to: isLocked ? 1.0 : 0.0)
+        let audit = audit ?? AuditCommitStatistics()
+        auditGroups.set(to: Double(audit.commits))
+        auditGroupedEntries.set(to: Double(audit.entries))
+        auditLargestGroup.set(to: Double(audit.largestGroup))
         return registry.emitToBuffer()
     }
 }

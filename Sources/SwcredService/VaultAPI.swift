@@ -51,7 +51,12 @@ struct VaultAPI: APIProtocol {
         if try RequestScope.require().peer?.uid != getuid() && !metricsWithoutToken {
             _ = try await authenticate(permission: nil, claimedApp: nil)
         }
-        return .ok(.init(body: .plainText(HTTPBody(metrics.exposition(locked: holder.isLocked)))))
+        return .ok(
+            .init(
+                body: .plainText(
+                    HTTPBody(
+                        metrics.exposition(locked: holder.isLocked, audit: holder.peekVault()?.audit.commitStatistics)))
+            ))
     }
 
     private static func hardening() -> Components.Schemas.Hardening {
@@ -186,7 +191,7 @@ struct VaultAPI: APIProtocol {
 
     func associations(_ input: Operations.Associations.Input) async throws -> Operations.Associations.Output {
         let caller = try await authenticate(permission: nil, claimedApp: input.query.app)
-        let records = try librarySync { try caller.vault.associations.all(app: caller.token.app) }
+        let records = try await libraryBlocking { [caller] in try caller.vault.associations.all(app: caller.token.app) }
         let now = Date()
         return .ok(.init(body: .json(try records.map { try association($0, at: now) })))
     }
@@ -195,7 +200,7 @@ struct VaultAPI: APIProtocol {
 
     func lock(_ input: Operations.Lock.Input) async throws -> Operations.Lock.Output {
         let scope = try RequestScope.require()
-        trail.locked(holder.peekVault(), by: .owner, detail: "on request from \(Self.describe(scope.peer))")
+        await trail.locked(holder.peekVault(), by: .owner, detail: "on request from \(Self.describe(scope.peer))")
         holder.lock()
         logger.notice("vault locked on request", metadata: peerMetadata(scope))
         return .ok(.init(body: .json(.init(version: ServiceVersion.current, locked: true))))
@@ -207,7 +212,7 @@ struct VaultAPI: APIProtocol {
         let secret: VaultSecret
         switch (body.passphrase, body.keyFile) {
         case (let passphrase?, nil): secret = .passphrase(SecureBytes(utf8: passphrase))
-        case (nil, let path?): secret = .key(try librarySync { try KeyFile.read(at: path) })
+        case (nil, let path?): secret = .key(try await libraryBlocking { try KeyFile.read(at: path) })
         default:
             throw APIError(
                 status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
@@ -215,7 +220,7 @@ struct VaultAPI: APIProtocol {
         }
         await owner.throttle.waitForTurn()
         do {
-            try holder.unlock(with: secret)
+            try await BlockingWork.run { [holder] in try holder.unlock(with: secret) }
         } catch let error as SharedWebCredentialsError {
             if error.code == .vaultLocked {
                 owner.throttle.failed()
@@ -226,7 +231,7 @@ struct VaultAPI: APIProtocol {
         }
         owner.throttle.succeeded()
         do {
-            try trail.unlocked(try holder.vault(), peer: Self.describe(scope.peer))
+            try await trail.unlocked(try holder.vault(), peer: Self.describe(scope.peer))
         } catch let error as SharedWebCredentialsError {
             // An unlock is never left unrecorded: without its entry the vault stays locked.
             holder.lock()
@@ -319,7 +324,7 @@ struct VaultAPI: APIProtocol {
     {
         let decision = await consent.ask(
             app: caller.token.app.description, operation: operation, domain: domain, account: account)
-        try trail.consent(
+        try await trail.consent(
             decision, vault: caller.vault, app: caller.token.app, operation: operation.rawValue, domain: domain,
             account: account)
         if case .approved = decision { return true }
@@ -391,9 +396,9 @@ struct VaultAPI: APIProtocol {
             let token = SecureBytes(utf8: String(header.dropFirst(7)))
             let record: AppTokenRecord
             do {
-                record = try vault.appTokens.authenticate(token)
+                record = try await vault.appTokens.authenticate(token)
             } catch let error as SharedWebCredentialsError where error.code == .vaultLocked {
-                if (try? vault.isKeyCurrent()) == false {
+                if (try? await BlockingWork.run({ try vault.isKeyCurrent() })) == false {
                     holder.lock()
                     logger.warning("the vault key was rotated by another process: locked until unlocked again")
                     throw APIError(
@@ -448,6 +453,17 @@ struct VaultAPI: APIProtocol {
             return result
         } catch let error as SharedWebCredentialsError {
             metrics.recordGateDecision(operation: operation, outcome: error.code.rawValue)
+            if error.code == .vaultLocked { holder.lock() }
+            throw APIError(error)
+        }
+    }
+
+    /// ``librarySync(_:)`` on the blocking pool (``BlockingWork``), for calls that read or write
+    /// the vault.
+    private func libraryBlocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        do {
+            return try await BlockingWork.run(body)
+        } catch let error as SharedWebCredentialsError {
             if error.code == .vaultLocked { holder.lock() }
             throw APIError(error)
         }

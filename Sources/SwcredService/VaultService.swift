@@ -158,7 +158,8 @@ struct IdleLocker: Service {
             try? await Task.sleep(for: tick)
             let vault = holder.peekVault()
             if holder.lockIfIdle(for: interval) {
-                trail.locked(vault, by: .service, detail: "after \(interval.components.seconds) s without a request")
+                await trail.locked(
+                    vault, by: .service, detail: "after \(interval.components.seconds) s without a request")
                 logger.notice("vault locked after idle time")
             }
         }
