@@ -12,7 +12,8 @@ public struct PasskeyPrivateKey: Sendable {
     /// The P-256 scalar (big-endian) or the Ed25519 seed.
     public let secret: SecureBytes
 
-    /// A key from stored bytes; throws unless they are a valid key of the algorithm.
+    /// A key from stored bytes; throws integrity-failure unless they are a valid key of the
+    /// algorithm (32 bytes; for P-256 a scalar in 1..<n).
     public init(algorithm: PasskeyAlgorithm, secret: SecureBytes) throws {
         guard secret.count == algorithm.privateKeyByteCount else {
             throw SharedWebCredentialsError(
@@ -21,7 +22,12 @@ public struct PasskeyPrivateKey: Sendable {
         }
         self.algorithm = algorithm
         self.secret = secret
-        _ = try publicKeyBytes()
+        do {
+            _ = try publicKeyBytes()
+        } catch {
+            throw SharedWebCredentialsError(
+                .integrityFailure, "a passkey's private key is not a valid \(algorithm) key")
+        }
     }
 
     /// A new key from libsodium's CSPRNG. (A P-256 scalar outside 1..<n, odds about 2^-32, is

@@ -22,6 +22,7 @@ struct PasskeyPayloadTests {
             #expect(error.code == .integrityFailure)
             return error.message
         } catch {
+            Issue.record("not a SharedWebCredentialsError: \(error)")
             return "\(error)"
         }
     }
