@@ -127,6 +127,12 @@ public enum AuditOperation: String, Sendable, CaseIterable, Codable {
     case neverSaveAdd = "never-save-add"
     /// The owner cleared a host's "never save" mark (domain: the host).
     case neverSaveRemove = "never-save-remove"
+    /// An app created a passkey (domain: the RP ID; account: `user.name`).
+    case passkeyCreate = "passkey-create"
+    /// An app signed in with a passkey (domain: the RP ID; account: the passkey's `user.name`).
+    case passkeyGet = "passkey-get"
+    /// The owner removed a passkey (`swcred passkey remove`; detail: its credential ID).
+    case passkeyRemove = "passkey-remove"
 }
 
 /// How an audited operation ended.

@@ -1,7 +1,7 @@
 import Foundation
 
-/// A keyed commitment to the set of live records: which credentials exist, at which version, and
-/// which never-save markers exist.
+/// A keyed commitment to the set of live records: which credentials and passkeys exist, at which
+/// version, and which never-save markers exist.
 ///
 /// It is an incremental multiset hash (MSet-Add-Hash, Clarke et al., 2003): the sum mod 2^256 of
 /// a keyed BLAKE2b of every live (id, version) pair. Adding, updating or deleting a record changes
@@ -51,6 +51,23 @@ final class RecordCommitment {
         add(keys.stateMAC(table: "live:never_save", fields: [hostIndex]), negated: true)
     }
 
+    /// Adds the passkey `id` at `version`.
+    func insertPasskey(id: some Collection<UInt8>, version: Int64, keys: VaultKeys) {
+        add(Self.passkeyElement(id: id, version: version, keys: keys), negated: false)
+    }
+
+    /// Removes the passkey `id` at `version`.
+    func removePasskey(id: some Collection<UInt8>, version: Int64, keys: VaultKeys) {
+        add(Self.passkeyElement(id: id, version: version, keys: keys), negated: true)
+    }
+
+    /// A passkey's element: its own label, so that no passkey element equals a credential's, and
+    /// a vault without passkeys keeps the commitment it had before passkeys existed.
+    private static func passkeyElement(id: some Collection<UInt8>, version: Int64, keys: VaultKeys) -> [UInt8] {
+        keys.stateMAC(
+            table: "live:passkeys", fields: [Array(id), withUnsafeBytes(of: version.littleEndian) { Array($0) }])
+    }
+
     private static func credentialElement(id: some Collection<UInt8>, version: Int64, keys: VaultKeys) -> [UInt8] {
         keys.stateMAC(
             table: "live:credentials", fields: [Array(id), withUnsafeBytes(of: version.littleEndian) { Array($0) }])
@@ -93,6 +110,10 @@ final class RecordCommitment {
         try db.forEachRow("SELECT host_index FROM never_save", []) { row in
             guard let index = row.blob(0) else { return }
             commitment.insertNeverSave(hostIndex: index, keys: keys)
+        }
+        try db.forEachRow("SELECT id, version FROM passkeys", []) { row in
+            guard let id = row.blob(0), let version = row.integer(1) else { return }
+            commitment.insertPasskey(id: id, version: version, keys: keys)
         }
         return commitment
     }

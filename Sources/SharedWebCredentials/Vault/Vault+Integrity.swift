@@ -6,6 +6,10 @@ public struct VaultIntegrityReport: Sendable, Equatable {
     public let damagedCredentials: Int
     /// Never-save markers that failed authentication.
     public let damagedNeverSaveMarkers: Int
+    /// Passkeys opened.
+    public let passkeysChecked: Int
+    /// Passkeys that failed authentication or do not match their blind indexes.
+    public let damagedPasskeys: Int
     /// Registered apps whose rows failed authentication (as stored, quoted).
     public let untrustedApps: [String]
     /// Stored verdicts whose rows failed authentication.
@@ -20,7 +24,8 @@ public struct VaultIntegrityReport: Sendable, Equatable {
 
     /// Whether nothing failed.
     public var isIntact: Bool {
-        damagedCredentials == 0 && damagedNeverSaveMarkers == 0 && untrustedApps.isEmpty && untrustedVerdicts == 0
+        damagedCredentials == 0 && damagedNeverSaveMarkers == 0 && damagedPasskeys == 0 && untrustedApps.isEmpty
+            && untrustedVerdicts == 0
             && recordSetMatchesCommitment && parentDomainIndexMatches && auditLogProblem == nil
     }
 
@@ -32,6 +37,9 @@ public struct VaultIntegrityReport: Sendable, Equatable {
         }
         if damagedNeverSaveMarkers > 0 {
             problems.append("\(damagedNeverSaveMarkers) never-save marker(s) failed authentication")
+        }
+        if damagedPasskeys > 0 {
+            problems.append("\(damagedPasskeys) passkey(s) failed authentication (altered or damaged)")
         }
         if !untrustedApps.isEmpty {
             problems.append(
@@ -62,13 +70,14 @@ public struct VaultIntegrityReport: Sendable, Equatable {
 
 extension Vault {
     /// Checks everything this vault authenticates, in one read transaction: opens every
-    /// credential and never-save marker, checks the MAC of every app and verdict, compares the
+    /// credential, passkey and never-save marker, checks the MAC of every app and verdict, compares the
     /// set of live records with the sealed record commitment and the parent-domain index with the
     /// credentials, and walks the audit chain. O(records + audit entries).
     public func integrityReport() throws -> VaultIntegrityReport {
         try read { db, keys in
             let credentials = try CredentialStore.verify(db, keys: keys)
             let markers = try NeverSaveStore.verify(db, keys: keys)
+            let passkeys = try PasskeyStore.verify(db, keys: keys)
             let matches: Bool
             do {
                 matches = try RecordCommitment.compute(db, keys: keys).matches(
@@ -78,7 +87,8 @@ extension Vault {
             }
             return VaultIntegrityReport(
                 credentialsChecked: credentials.checked, damagedCredentials: credentials.damaged,
-                damagedNeverSaveMarkers: markers.damaged, untrustedApps: try AppRegistry.untrustedApps(db, keys: keys),
+                damagedNeverSaveMarkers: markers.damaged, passkeysChecked: passkeys.checked,
+                damagedPasskeys: passkeys.damaged, untrustedApps: try AppRegistry.untrustedApps(db, keys: keys),
                 untrustedVerdicts: try AssociationStore.untrustedCount(db, keys: keys),
                 recordSetMatchesCommitment: matches,
                 parentDomainIndexMatches: try ParentDomains.matches(db, keys: keys),

@@ -294,6 +294,7 @@ public final class Vault: Sendable {
         else { throw recordSetMismatch }
         try CredentialStore.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
         try NeverSaveStore.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
+        try PasskeyStore.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
         try AuthenticatedRows.remacAll(db, from: oldKeys, to: newKeys, path: path)
         try AuditChain.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
         return newKeys

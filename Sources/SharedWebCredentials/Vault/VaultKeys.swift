@@ -75,6 +75,16 @@ final class VaultKeys: Sendable {
         KeyedHash.digest(key: indexKey, fields: [Array("never-save".utf8), Array(host.utf8)])
     }
 
+    /// The blind index of a passkey's RP ID (normalised, as ``RelyingPartyID`` holds it).
+    func passkeyRelyingPartyIndex(_ rpID: String) -> [UInt8] {
+        KeyedHash.digest(key: indexKey, fields: [Array("passkey-rp".utf8), Array(rpID.utf8)])
+    }
+
+    /// The blind index of a passkey's credential ID.
+    func passkeyCredentialIndex(_ credentialID: [UInt8]) -> [UInt8] {
+        KeyedHash.digest(key: indexKey, fields: [Array("passkey-credential".utf8), credentialID])
+    }
+
     private func portField(_ port: Int?) -> [UInt8] {
         withUnsafeBytes(of: UInt32(port ?? 0).littleEndian) { Array($0) }
     }
@@ -102,6 +112,21 @@ final class VaultKeys: Sendable {
         appendPart(id, to: &data)
         appendPart(serverIndex, to: &data)
         appendPart(accountIndex, to: &data)
+        withUnsafeBytes(of: version.littleEndian) { appendPart($0, to: &data) }
+        return data
+    }
+
+    /// Binds a sealed passkey to its row id, both indexes, its version and the format version,
+    /// as ``credentialAssociatedData(id:serverIndex:accountIndex:version:format:)`` does for a
+    /// password: a blob moved to another row, or an older blob of the same row, does not open.
+    static func passkeyAssociatedData(
+        id: some Collection<UInt8>, rpIndex: some Collection<UInt8>, credentialIndex: some Collection<UInt8>,
+        version: Int64
+    ) -> [UInt8] {
+        var data = associatedDataHeader(label: "swcred/passkey", format: formatVersion, capacity: 4 * 4 + 16 + 72)
+        appendPart(id, to: &data)
+        appendPart(rpIndex, to: &data)
+        appendPart(credentialIndex, to: &data)
         withUnsafeBytes(of: version.littleEndian) { appendPart($0, to: &data) }
         return data
     }
