@@ -17,8 +17,8 @@ import Foundation
 public struct SharedWebCredentials: Sendable {
     /// The app this instance acts for.
     public let app: ApplicationIdentifier
-    private let vault: Vault
-    private let gate: AssociationGate
+    let vault: Vault
+    let gate: AssociationGate
     private let verifier: Verifier?
 
     /// Creates the facade for `app` over an unlocked vault.
@@ -141,7 +141,7 @@ public struct SharedWebCredentials: Sendable {
     }
 
     /// The app's registration, read on the storage engine's threads.
-    private func registeredApp() async throws -> RegisteredApp {
+    func registeredApp() async throws -> RegisteredApp {
         try await vault.read { [app, vault] db, keys in
             guard let registered = try AppRegistry.find(app, db: db, keys: keys, path: vault.path) else {
                 throw AppRegistry.notRegistered(app)
@@ -320,7 +320,7 @@ public struct SharedWebCredentials: Sendable {
     // MARK: Audit
 
     /// An entry for this app.
-    private func event(
+    func event(
         _ operation: AuditOperation, domain: DomainTarget?, account: String?, released: [AuditCredential] = [],
         outcome: AuditOutcome = .done, detail: String? = nil
     ) -> AuditEvent {
@@ -337,7 +337,7 @@ public struct SharedWebCredentials: Sendable {
     /// Runs `body`; when it fails with a library error, appends a refusal entry (as `operation`,
     /// or the one an ``AuditedRefusal`` names) and throws the error. A refusal whose entry cannot
     /// be written still throws the refusal: nothing was released or changed either way.
-    private func audited<T>(
+    func audited<T>(
         _ operation: AuditOperation, domain: DomainTarget?, account: String?, _ body: () async throws -> T
     ) async throws -> T {
         do {

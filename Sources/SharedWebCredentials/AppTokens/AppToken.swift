@@ -10,6 +10,10 @@ public enum AppPermission: String, Sendable, CaseIterable, Comparable {
     case delete
     /// Generate passwords (`POST /v1/passwords/generate`).
     case generate
+    /// Create a passkey (`POST /v1/passkeys/create`).
+    case passkeyCreate = "passkey-create"
+    /// Sign in with a passkey (`POST /v1/passkeys/get`).
+    case passkeyGet = "passkey-get"
 
     public static func < (lhs: AppPermission, rhs: AppPermission) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -24,7 +28,7 @@ public enum AppPermission: String, Sendable, CaseIterable, Comparable {
             guard let permission = AppPermission(rawValue: name) else {
                 throw SharedWebCredentialsError(
                     .invalidInput,
-                    "unknown permission \"\(name)\" in \"\(text)\": give a comma-separated list of request, add, delete, generate"
+                    "unknown permission \"\(name)\" in \"\(text)\": give a comma-separated list of request, add, delete, generate, passkey-create, passkey-get"
                 )
             }
             guard permissions.insert(permission).inserted else {

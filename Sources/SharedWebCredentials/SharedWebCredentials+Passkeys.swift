@@ -1,0 +1,155 @@
+import Foundation
+
+/// Passkeys for the app, behind the same gate as its passwords (issue 26).
+///
+/// The relying party is decided by the gate: the RP ID must be a valid domain (not an IP address,
+/// not a public suffix), an entry of the app must name exactly that host (no wildcard, no port),
+/// and the site must approve the app for it (`webcredentials` in its AASA file for an Apple app,
+/// `get_login_creds` in its Digital Asset Links list for an Android app), with the verdict store,
+/// re-check policy and audit of passwords. Never-save does not apply: it is about passwords.
+///
+/// What sets the flags (``AuthenticatorSignals``):
+/// - UP: the `presence` the caller vouches for, asked after the gate: the owner's consent for this
+///   operation, or the standing consent of a `--consent none` token. The caller throws to decline.
+/// - UV: never. Nothing in the request path verifies the person (the owner's passphrase unlocked
+///   the service once, not for this request), so `userVerification: "required"` is refused with
+///   `NotAllowedError`.
+/// - BE set and BS clear: a passkey may leave the vault through an export (so it is eligible for
+///   backup), and swcred cannot know whether an export was kept, so it never claims it is backed up.
+/// - The signature counter is always 0 and the AAGUID all zeros, as Apple's synced passkeys.
+///
+/// The client data's origin comes from the app's registration: `https://RPID` for an Apple app,
+/// `android:apk-key-hash:` and the SHA-256 of the signing certificate for an Android app (the
+/// first certificate registered when there are several).
+extension SharedWebCredentials {
+    /// The backup state of every passkey: eligible (exportable), not known to be backed up.
+    public static let passkeyBackup = AuthenticatorSignals.Backup.eligible
+
+    /// Creates a passkey for the app (`navigator.credentials.create`) and seals it into the vault,
+    /// with a `passkey-create` audit entry in the same transaction.
+    ///
+    /// - Parameters:
+    ///   - optionsJSON: `PublicKeyCredentialCreationOptionsJSON` from the relying party.
+    ///   - presence: called after the gate and before the key is made: how the person's presence
+    ///     was established (consent); it throws to decline (audited as refused).
+    /// - Returns: `RegistrationResponseJSON` for the relying party.
+    /// - Throws: ``SharedWebCredentialsError`` whose message starts with the WebAuthn error name:
+    ///   `SecurityError` (invalid-input for an IP address, a public suffix or a malformed RP ID;
+    ///   missing-entitlement, not-approved or network-failure from the gate), `InvalidStateError`,
+    ///   `NotSupportedError`, `TypeError`, `EncodingError` (invalid-input), `NotAllowedError`
+    ///   (declined when verification is required).
+    public func createPasskey(
+        optionsJSON: [UInt8], presence: () async throws -> AuthenticatorSignals.Presence
+    ) async throws -> RegistrationResponseJSON {
+        var rpText: String?
+        return try await passkeyAudited(.passkeyCreate, rpID: { rpText }) {
+            let options = try webAuthn { try PasskeyCreationOptions(json: optionsJSON) }
+            rpText = options.rpID
+            let (rpID, client) = try await approvedRelyingParty(options.rpID)
+            let granted = try await presence()
+            let signals = AuthenticatorSignals(presence: granted, verification: nil, backup: Self.passkeyBackup)
+            let entry = event(
+                .passkeyCreate, domain: DomainTarget(normalizedHost: rpID.value, port: nil), account: options.userName)
+            return try await vault.write(records: { [vault] db, keys, commitment in
+                let existing = try PasskeyStore.find(rpID, db: db, keys: keys, vault: vault)
+                let registration = try webAuthn {
+                    try PasskeyAuthenticator.create(
+                        options: options, client: client, approvedDomains: [rpID.value], existing: existing,
+                        signals: signals)
+                }
+                try PasskeyStore.insert(registration.passkey, db: db, keys: keys, commitment: commitment)
+                try AuditChain.append(entry, at: Date(), db: db, keys: keys, path: vault.path)
+                return registration.response
+            })
+        }
+    }
+
+    /// Signs in with one of the app's passkeys for the RP (`navigator.credentials.get`): those
+    /// `allowCredentials` names, or without it any of the RP's (the most recently created one
+    /// answers). The assertion is returned only once its `passkey-get` entry is written.
+    ///
+    /// - Parameters:
+    ///   - optionsJSON: `PublicKeyCredentialRequestOptionsJSON` from the relying party.
+    ///   - presence: called after the gate, once a passkey matches and before it signs.
+    /// - Throws: as ``createPasskey(optionsJSON:presence:)``, and `NotAllowedError`
+    ///   (item-not-found) when no passkey matches.
+    public func getPasskey(
+        optionsJSON: [UInt8], presence: () async throws -> AuthenticatorSignals.Presence
+    ) async throws -> AuthenticationResponseJSON {
+        var rpText: String?
+        return try await passkeyAudited(.passkeyGet, rpID: { rpText }) {
+            let options = try webAuthn { try PasskeyRequestOptions(json: optionsJSON) }
+            rpText = options.rpID
+            let (rpID, client) = try await approvedRelyingParty(options.rpID)
+            let passkeys = try await vault.read { [vault] db, keys in
+                try PasskeyStore.find(rpID, db: db, keys: keys, vault: vault)
+            }
+            let candidates = PasskeyAuthenticator.matching(options, rpID: rpID, among: passkeys)
+            guard let chosen = candidates.max(by: { $0.created < $1.created }) else {
+                throw WebAuthnError(.notAllowed, .itemNotFound, "no passkey for \(rpID.value) matches the request")
+                    .sharedWebCredentialsError
+            }
+            let consented = try await presence()
+            let signals = AuthenticatorSignals(presence: consented, verification: nil, backup: Self.passkeyBackup)
+            let response = try webAuthn {
+                try PasskeyAuthenticator.get(
+                    options: options, client: client, approvedDomains: [rpID.value], passkeys: [chosen],
+                    signals: signals, choose: { $0.first })
+            }
+            try await vault.audit.append(
+                event(
+                    .passkeyGet, domain: DomainTarget(normalizedHost: rpID.value, port: nil),
+                    account: chosen.userName))
+            return response
+        }
+    }
+
+    /// The RP ID of the options, once it is a valid domain, the app has an entry naming exactly
+    /// it, and the gate approves the app for it; and the app's client (its origin).
+    private func approvedRelyingParty(_ text: String) async throws -> (RelyingPartyID, PasskeyClient) {
+        let rpID = try webAuthn { try RelyingPartyID(text) }
+        let registered = try await registeredApp()
+        let domain = DomainTarget(normalizedHost: rpID.value, port: nil)
+        _ = try await gate.authorize(app: registered, domain: domain)
+        let exact = registered.entitlements.webcredentialsEntries.contains {
+            !$0.isWildcard && $0.port == nil && $0.host == rpID.value
+        }
+        guard exact else {
+            throw WebAuthnError(
+                .security, .notApproved,
+                "\(app) may use passkeys only for a host it names exactly: add webcredentials:\(rpID.value) (no wildcard, no port) and have the site approve it"
+            ).sharedWebCredentialsError
+        }
+        let identifier = registered.identifier
+        let client = try PasskeyClient(
+            identifier, signingCertificate: identifier.platform == .android ? identifier.signingCertificates.first : nil
+        )
+        return (rpID, client)
+    }
+
+    /// Runs `body`; a library error is recorded as a refusal of `operation` for the RP ID (when
+    /// the options named one) and thrown.
+    private func passkeyAudited<T>(
+        _ operation: AuditOperation, rpID: () -> String?, _ body: () async throws -> T
+    ) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as SharedWebCredentialsError {
+            try? await vault.audit.append(
+                AuditEvent(
+                    actor: .app(app), operation: operation, domain: rpID().map { String($0.prefix(253)) },
+                    outcome: .refused(error.code)))
+            throw error
+        }
+    }
+}
+
+/// Runs a passkey core call, its ``WebAuthnError`` turned into the library's error, the message
+/// starting with the WebAuthn name (`SecurityError: ...`).
+func webAuthn<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as WebAuthnError {
+        throw error.sharedWebCredentialsError
+    }
+}
