@@ -15,7 +15,7 @@ public final class SharedWebCredentialsClient: Sendable {
     /// The app the caller means to act for, sent with each request so that the service refuses
     /// a token of another app; nil: whatever app the token belongs to.
     public let app: ApplicationIdentifier?
-    private let connection: ServiceConnection
+    let connection: ServiceConnection
 
     /// - Parameters:
     ///   - caFile: extra trust roots (PEM) for an `https://` endpoint with a private CA.

@@ -151,7 +151,9 @@ enum ServiceLimits {
 enum ServiceRoutes {
     static let methods: [String: [HTTPRequest.Method]] = [
         "/v1/health": [.get], "/metrics": [.get], "/v1/credentials/request": [.post],
-        "/v1/credentials": [.put, .delete], "/v1/passwords/generate": [.post], "/v1/associations": [.get],
+        "/v1/credentials": [.put, .delete], "/v1/passwords/generate": [.post], "/v1/passkeys/create": [.post],
+        "/v1/passkeys/get": [.post],
+        "/v1/associations": [.get],
         "/v1/lock": [.post], "/v1/unlock": [.post], "/v1/consent/next": [.get], "/v1/consent/answer": [.post],
         "/v1/owner/challenge": [.post], "/v1/owner/session": [.post],
     ]

@@ -95,4 +95,6 @@ final class ServiceMetrics: Sendable {
 /// The gated operations, as the metrics name them.
 enum GateOperation: String, Sendable {
     case request, save, delete, generate, associations
+    case passkeyCreate = "passkey-create"
+    case passkeyGet = "passkey-get"
 }

@@ -311,13 +311,13 @@ struct VaultAPI: APIProtocol {
 
     // MARK: Consent
 
-    private static let declinedError = SharedWebCredentialsError(
+    static let declinedError = SharedWebCredentialsError(
         .declined,
         "declined: the vault owner declined, or did not answer in time in `swcred consent`; nothing was done")
 
     /// Asks the owner about an app's change or release and records the answer (or the timeout)
     /// in the audit log before anything happens; true when approved.
-    private func askOwner(
+    func askOwner(
         _ caller: Caller, operation: ConsentBroker.Operation, domain: String, account: String?
     )
         async throws -> Bool
@@ -381,7 +381,7 @@ struct VaultAPI: APIProtocol {
 
     /// Checks the bearer token (constant-time, keyed hash), the permission and, when the body
     /// names an app, that it is the token's app. Failures are slowed down per connection.
-    private func authenticate(permission: AppPermission?, claimedApp: String?) async throws -> Caller {
+    func authenticate(permission: AppPermission?, claimedApp: String?) async throws -> Caller {
         let scope = try RequestScope.require()
         let vault = try holder.vault()
         do {
@@ -446,7 +446,7 @@ struct VaultAPI: APIProtocol {
     /// Runs a call of the gate, counting its decision, and turns its errors into API errors; an
     /// operation that finds the vault key rotated elsewhere locks the service, so that it never
     /// writes with a stale key.
-    private func gated<T>(_ operation: GateOperation, _ body: () async throws -> T) async throws -> T {
+    func gated<T>(_ operation: GateOperation, _ body: () async throws -> T) async throws -> T {
         do {
             let result = try await body()
             metrics.recordGateDecision(operation: operation, outcome: "allowed")

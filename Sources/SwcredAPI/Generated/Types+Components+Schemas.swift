@@ -583,6 +583,8 @@ extension Components {
                 case update = "update"
                 case delete = "delete"
                 case release = "release"
+                case passkeyCreate = "passkey-create"
+                case passkeyGet = "passkey-get"
             }
             /// - Remark: Generated from `#/components/schemas/ConsentRequest/operation`.
             package var operation: Components.Schemas.ConsentRequest.OperationPayload
@@ -791,6 +793,660 @@ extension Components {
                     "passphrase",
                     "key_file"
                 ])
+            }
+        }
+        /// Unpadded base64url (RFC 4648 section 5), as WebAuthn's JSON forms write binary values.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Base64URL`.
+        package typealias Base64URL = Swift.String
+        /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialDescriptorJSON`.
+        package struct PublicKeyCredentialDescriptorJSON: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialDescriptorJSON/type`.
+            package var _type: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialDescriptorJSON/id`.
+            package var id: Components.Schemas.Base64URL
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialDescriptorJSON/transports`.
+            package var transports: [Swift.String]?
+            /// Creates a new `PublicKeyCredentialDescriptorJSON`.
+            ///
+            /// - Parameters:
+            ///   - _type:
+            ///   - id:
+            ///   - transports:
+            package init(
+                _type: Swift.String,
+                id: Components.Schemas.Base64URL,
+                transports: [Swift.String]? = nil
+            ) {
+                self._type = _type
+                self.id = id
+                self.transports = transports
+            }
+            package enum CodingKeys: String, CodingKey {
+                case _type = "type"
+                case id
+                case transports
+            }
+            package init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self._type = try container.decode(
+                    Swift.String.self,
+                    forKey: ._type
+                )
+                self.id = try container.decode(
+                    Components.Schemas.Base64URL.self,
+                    forKey: .id
+                )
+                self.transports = try container.decodeIfPresent(
+                    [Swift.String].self,
+                    forKey: .transports
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "type",
+                    "id",
+                    "transports"
+                ])
+            }
+        }
+        /// WebAuthn Level 3's PublicKeyCredentialCreationOptionsJSON. rp.id is required (an app has no web origin to default it from). Attestation is always none; extensions are ignored.
+        ///
+        /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON`.
+        package struct PublicKeyCredentialCreationOptionsJSON: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/rp`.
+            package struct RpPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/rp/id`.
+                package var id: Swift.String
+                /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/rp/name`.
+                package var name: Swift.String
+                /// Creates a new `RpPayload`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                ///   - name:
+                package init(
+                    id: Swift.String,
+                    name: Swift.String
+                ) {
+                    self.id = id
+                    self.name = name
+                }
+                package enum CodingKeys: String, CodingKey {
+                    case id
+                    case name
+                }
+                package init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.id = try container.decode(
+                        Swift.String.self,
+                        forKey: .id
+                    )
+                    self.name = try container.decode(
+                        Swift.String.self,
+                        forKey: .name
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "id",
+                        "name"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/rp`.
+            package var rp: Components.Schemas.PublicKeyCredentialCreationOptionsJSON.RpPayload
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/user`.
+            package struct UserPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/user/id`.
+                package var id: Components.Schemas.Base64URL
+                /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/user/name`.
+                package var name: Swift.String
+                /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/user/displayName`.
+                package var displayName: Swift.String
+                /// Creates a new `UserPayload`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                ///   - name:
+                ///   - displayName:
+                package init(
+                    id: Components.Schemas.Base64URL,
+                    name: Swift.String,
+                    displayName: Swift.String
+                ) {
+                    self.id = id
+                    self.name = name
+                    self.displayName = displayName
+                }
+                package enum CodingKeys: String, CodingKey {
+                    case id
+                    case name
+                    case displayName
+                }
+                package init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.id = try container.decode(
+                        Components.Schemas.Base64URL.self,
+                        forKey: .id
+                    )
+                    self.name = try container.decode(
+                        Swift.String.self,
+                        forKey: .name
+                    )
+                    self.displayName = try container.decode(
+                        Swift.String.self,
+                        forKey: .displayName
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "id",
+                        "name",
+                        "displayName"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/user`.
+            package var user: Components.Schemas.PublicKeyCredentialCreationOptionsJSON.UserPayload
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/challenge`.
+            package var challenge: Components.Schemas.Base64URL
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/PubKeyCredParamsPayload`.
+            package struct PubKeyCredParamsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/PubKeyCredParamsPayload/type`.
+                package var _type: Swift.String
+                /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/PubKeyCredParamsPayload/alg`.
+                package var alg: Swift.Int
+                /// Creates a new `PubKeyCredParamsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - _type:
+                ///   - alg:
+                package init(
+                    _type: Swift.String,
+                    alg: Swift.Int
+                ) {
+                    self._type = _type
+                    self.alg = alg
+                }
+                package enum CodingKeys: String, CodingKey {
+                    case _type = "type"
+                    case alg
+                }
+                package init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self._type = try container.decode(
+                        Swift.String.self,
+                        forKey: ._type
+                    )
+                    self.alg = try container.decode(
+                        Swift.Int.self,
+                        forKey: .alg
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "type",
+                        "alg"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/pubKeyCredParams`.
+            package typealias PubKeyCredParamsPayload = [Components.Schemas.PublicKeyCredentialCreationOptionsJSON.PubKeyCredParamsPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/pubKeyCredParams`.
+            package var pubKeyCredParams: Components.Schemas.PublicKeyCredentialCreationOptionsJSON.PubKeyCredParamsPayload
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/timeout`.
+            package var timeout: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/excludeCredentials`.
+            package var excludeCredentials: [Components.Schemas.PublicKeyCredentialDescriptorJSON]?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/authenticatorSelection`.
+            package struct AuthenticatorSelectionPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/authenticatorSelection/authenticatorAttachment`.
+                package var authenticatorAttachment: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/authenticatorSelection/residentKey`.
+                package var residentKey: Swift.String?
+                /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/authenticatorSelection/requireResidentKey`.
+                package var requireResidentKey: Swift.Bool?
+                /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/authenticatorSelection/userVerification`.
+                package var userVerification: Swift.String?
+                /// Creates a new `AuthenticatorSelectionPayload`.
+                ///
+                /// - Parameters:
+                ///   - authenticatorAttachment:
+                ///   - residentKey:
+                ///   - requireResidentKey:
+                ///   - userVerification:
+                package init(
+                    authenticatorAttachment: Swift.String? = nil,
+                    residentKey: Swift.String? = nil,
+                    requireResidentKey: Swift.Bool? = nil,
+                    userVerification: Swift.String? = nil
+                ) {
+                    self.authenticatorAttachment = authenticatorAttachment
+                    self.residentKey = residentKey
+                    self.requireResidentKey = requireResidentKey
+                    self.userVerification = userVerification
+                }
+                package enum CodingKeys: String, CodingKey {
+                    case authenticatorAttachment
+                    case residentKey
+                    case requireResidentKey
+                    case userVerification
+                }
+                package init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.authenticatorAttachment = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .authenticatorAttachment
+                    )
+                    self.residentKey = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .residentKey
+                    )
+                    self.requireResidentKey = try container.decodeIfPresent(
+                        Swift.Bool.self,
+                        forKey: .requireResidentKey
+                    )
+                    self.userVerification = try container.decodeIfPresent(
+                        Swift.String.self,
+                        forKey: .userVerification
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "authenticatorAttachment",
+                        "residentKey",
+                        "requireResidentKey",
+                        "userVerification"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/authenticatorSelection`.
+            package var authenticatorSelection: Components.Schemas.PublicKeyCredentialCreationOptionsJSON.AuthenticatorSelectionPayload?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/hints`.
+            package var hints: [Swift.String]?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/attestation`.
+            package var attestation: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/attestationFormats`.
+            package var attestationFormats: [Swift.String]?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/extensions`.
+            package var extensions: OpenAPIRuntime.OpenAPIObjectContainer?
+            /// Creates a new `PublicKeyCredentialCreationOptionsJSON`.
+            ///
+            /// - Parameters:
+            ///   - rp:
+            ///   - user:
+            ///   - challenge:
+            ///   - pubKeyCredParams:
+            ///   - timeout:
+            ///   - excludeCredentials:
+            ///   - authenticatorSelection:
+            ///   - hints:
+            ///   - attestation:
+            ///   - attestationFormats:
+            ///   - extensions:
+            package init(
+                rp: Components.Schemas.PublicKeyCredentialCreationOptionsJSON.RpPayload,
+                user: Components.Schemas.PublicKeyCredentialCreationOptionsJSON.UserPayload,
+                challenge: Components.Schemas.Base64URL,
+                pubKeyCredParams: Components.Schemas.PublicKeyCredentialCreationOptionsJSON.PubKeyCredParamsPayload,
+                timeout: Swift.Int? = nil,
+                excludeCredentials: [Components.Schemas.PublicKeyCredentialDescriptorJSON]? = nil,
+                authenticatorSelection: Components.Schemas.PublicKeyCredentialCreationOptionsJSON.AuthenticatorSelectionPayload? = nil,
+                hints: [Swift.String]? = nil,
+                attestation: Swift.String? = nil,
+                attestationFormats: [Swift.String]? = nil,
+                extensions: OpenAPIRuntime.OpenAPIObjectContainer? = nil
+            ) {
+                self.rp = rp
+                self.user = user
+                self.challenge = challenge
+                self.pubKeyCredParams = pubKeyCredParams
+                self.timeout = timeout
+                self.excludeCredentials = excludeCredentials
+                self.authenticatorSelection = authenticatorSelection
+                self.hints = hints
+                self.attestation = attestation
+                self.attestationFormats = attestationFormats
+                self.extensions = extensions
+            }
+            package enum CodingKeys: String, CodingKey {
+                case rp
+                case user
+                case challenge
+                case pubKeyCredParams
+                case timeout
+                case excludeCredentials
+                case authenticatorSelection
+                case hints
+                case attestation
+                case attestationFormats
+                case extensions
+            }
+            package init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.rp = try container.decode(
+                    Components.Schemas.PublicKeyCredentialCreationOptionsJSON.RpPayload.self,
+                    forKey: .rp
+                )
+                self.user = try container.decode(
+                    Components.Schemas.PublicKeyCredentialCreationOptionsJSON.UserPayload.self,
+                    forKey: .user
+                )
+                self.challenge = try container.decode(
+                    Components.Schemas.Base64URL.self,
+                    forKey: .challenge
+                )
+                self.pubKeyCredParams = try container.decode(
+                    Components.Schemas.PublicKeyCredentialCreationOptionsJSON.PubKeyCredParamsPayload.self,
+                    forKey: .pubKeyCredParams
+                )
+                self.timeout = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .timeout
+                )
+                self.excludeCredentials = try container.decodeIfPresent(
+                    [Components.Schemas.PublicKeyCredentialDescriptorJSON].self,
+                    forKey: .excludeCredentials
+                )
+                self.authenticatorSelection = try container.decodeIfPresent(
+                    Components.Schemas.PublicKeyCredentialCreationOptionsJSON.AuthenticatorSelectionPayload.self,
+                    forKey: .authenticatorSelection
+                )
+                self.hints = try container.decodeIfPresent(
+                    [Swift.String].self,
+                    forKey: .hints
+                )
+                self.attestation = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .attestation
+                )
+                self.attestationFormats = try container.decodeIfPresent(
+                    [Swift.String].self,
+                    forKey: .attestationFormats
+                )
+                self.extensions = try container.decodeIfPresent(
+                    OpenAPIRuntime.OpenAPIObjectContainer.self,
+                    forKey: .extensions
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "rp",
+                    "user",
+                    "challenge",
+                    "pubKeyCredParams",
+                    "timeout",
+                    "excludeCredentials",
+                    "authenticatorSelection",
+                    "hints",
+                    "attestation",
+                    "attestationFormats",
+                    "extensions"
+                ])
+            }
+        }
+        /// WebAuthn Level 3's PublicKeyCredentialRequestOptionsJSON; rpId is required.
+        ///
+        /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON`.
+        package struct PublicKeyCredentialRequestOptionsJSON: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/challenge`.
+            package var challenge: Components.Schemas.Base64URL
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/timeout`.
+            package var timeout: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/rpId`.
+            package var rpId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/allowCredentials`.
+            package var allowCredentials: [Components.Schemas.PublicKeyCredentialDescriptorJSON]?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/userVerification`.
+            package var userVerification: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/hints`.
+            package var hints: [Swift.String]?
+            /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/extensions`.
+            package var extensions: OpenAPIRuntime.OpenAPIObjectContainer?
+            /// Creates a new `PublicKeyCredentialRequestOptionsJSON`.
+            ///
+            /// - Parameters:
+            ///   - challenge:
+            ///   - timeout:
+            ///   - rpId:
+            ///   - allowCredentials:
+            ///   - userVerification:
+            ///   - hints:
+            ///   - extensions:
+            package init(
+                challenge: Components.Schemas.Base64URL,
+                timeout: Swift.Int? = nil,
+                rpId: Swift.String,
+                allowCredentials: [Components.Schemas.PublicKeyCredentialDescriptorJSON]? = nil,
+                userVerification: Swift.String? = nil,
+                hints: [Swift.String]? = nil,
+                extensions: OpenAPIRuntime.OpenAPIObjectContainer? = nil
+            ) {
+                self.challenge = challenge
+                self.timeout = timeout
+                self.rpId = rpId
+                self.allowCredentials = allowCredentials
+                self.userVerification = userVerification
+                self.hints = hints
+                self.extensions = extensions
+            }
+            package enum CodingKeys: String, CodingKey {
+                case challenge
+                case timeout
+                case rpId
+                case allowCredentials
+                case userVerification
+                case hints
+                case extensions
+            }
+            package init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.challenge = try container.decode(
+                    Components.Schemas.Base64URL.self,
+                    forKey: .challenge
+                )
+                self.timeout = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .timeout
+                )
+                self.rpId = try container.decode(
+                    Swift.String.self,
+                    forKey: .rpId
+                )
+                self.allowCredentials = try container.decodeIfPresent(
+                    [Components.Schemas.PublicKeyCredentialDescriptorJSON].self,
+                    forKey: .allowCredentials
+                )
+                self.userVerification = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .userVerification
+                )
+                self.hints = try container.decodeIfPresent(
+                    [Swift.String].self,
+                    forKey: .hints
+                )
+                self.extensions = try container.decodeIfPresent(
+                    OpenAPIRuntime.OpenAPIObjectContainer.self,
+                    forKey: .extensions
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "challenge",
+                    "timeout",
+                    "rpId",
+                    "allowCredentials",
+                    "userVerification",
+                    "hints",
+                    "extensions"
+                ])
+            }
+        }
+        /// WebAuthn Level 3's RegistrationResponseJSON. Attestation none; AAGUID all zeros; signature counter 0; flags UP (the owner's consent or standing consent), BE (exportable), never UV.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON`.
+        package struct RegistrationResponseJSON: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/id`.
+            package var id: Components.Schemas.Base64URL
+            /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/rawId`.
+            package var rawId: Components.Schemas.Base64URL
+            /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/response`.
+            package struct ResponsePayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/response/clientDataJSON`.
+                package var clientDataJSON: Components.Schemas.Base64URL
+                /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/response/attestationObject`.
+                package var attestationObject: Components.Schemas.Base64URL
+                /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/response/authenticatorData`.
+                package var authenticatorData: Components.Schemas.Base64URL
+                /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/response/publicKey`.
+                package var publicKey: Components.Schemas.Base64URL
+                /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/response/publicKeyAlgorithm`.
+                package var publicKeyAlgorithm: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/response/transports`.
+                package var transports: [Swift.String]
+                /// Creates a new `ResponsePayload`.
+                ///
+                /// - Parameters:
+                ///   - clientDataJSON:
+                ///   - attestationObject:
+                ///   - authenticatorData:
+                ///   - publicKey:
+                ///   - publicKeyAlgorithm:
+                ///   - transports:
+                package init(
+                    clientDataJSON: Components.Schemas.Base64URL,
+                    attestationObject: Components.Schemas.Base64URL,
+                    authenticatorData: Components.Schemas.Base64URL,
+                    publicKey: Components.Schemas.Base64URL,
+                    publicKeyAlgorithm: Swift.Int,
+                    transports: [Swift.String]
+                ) {
+                    self.clientDataJSON = clientDataJSON
+                    self.attestationObject = attestationObject
+                    self.authenticatorData = authenticatorData
+                    self.publicKey = publicKey
+                    self.publicKeyAlgorithm = publicKeyAlgorithm
+                    self.transports = transports
+                }
+                package enum CodingKeys: String, CodingKey {
+                    case clientDataJSON
+                    case attestationObject
+                    case authenticatorData
+                    case publicKey
+                    case publicKeyAlgorithm
+                    case transports
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/response`.
+            package var response: Components.Schemas.RegistrationResponseJSON.ResponsePayload
+            /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/authenticatorAttachment`.
+            package var authenticatorAttachment: Swift.String
+            /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/clientExtensionResults`.
+            package var clientExtensionResults: OpenAPIRuntime.OpenAPIObjectContainer
+            /// - Remark: Generated from `#/components/schemas/RegistrationResponseJSON/type`.
+            package var _type: Swift.String
+            /// Creates a new `RegistrationResponseJSON`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - rawId:
+            ///   - response:
+            ///   - authenticatorAttachment:
+            ///   - clientExtensionResults:
+            ///   - _type:
+            package init(
+                id: Components.Schemas.Base64URL,
+                rawId: Components.Schemas.Base64URL,
+                response: Components.Schemas.RegistrationResponseJSON.ResponsePayload,
+                authenticatorAttachment: Swift.String,
+                clientExtensionResults: OpenAPIRuntime.OpenAPIObjectContainer,
+                _type: Swift.String
+            ) {
+                self.id = id
+                self.rawId = rawId
+                self.response = response
+                self.authenticatorAttachment = authenticatorAttachment
+                self.clientExtensionResults = clientExtensionResults
+                self._type = _type
+            }
+            package enum CodingKeys: String, CodingKey {
+                case id
+                case rawId
+                case response
+                case authenticatorAttachment
+                case clientExtensionResults
+                case _type = "type"
+            }
+        }
+        /// WebAuthn Level 3's AuthenticationResponseJSON.
+        ///
+        /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON`.
+        package struct AuthenticationResponseJSON: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/id`.
+            package var id: Components.Schemas.Base64URL
+            /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/rawId`.
+            package var rawId: Components.Schemas.Base64URL
+            /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/response`.
+            package struct ResponsePayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/response/clientDataJSON`.
+                package var clientDataJSON: Components.Schemas.Base64URL
+                /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/response/authenticatorData`.
+                package var authenticatorData: Components.Schemas.Base64URL
+                /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/response/signature`.
+                package var signature: Components.Schemas.Base64URL
+                /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/response/userHandle`.
+                package var userHandle: Components.Schemas.Base64URL
+                /// Creates a new `ResponsePayload`.
+                ///
+                /// - Parameters:
+                ///   - clientDataJSON:
+                ///   - authenticatorData:
+                ///   - signature:
+                ///   - userHandle:
+                package init(
+                    clientDataJSON: Components.Schemas.Base64URL,
+                    authenticatorData: Components.Schemas.Base64URL,
+                    signature: Components.Schemas.Base64URL,
+                    userHandle: Components.Schemas.Base64URL
+                ) {
+                    self.clientDataJSON = clientDataJSON
+                    self.authenticatorData = authenticatorData
+                    self.signature = signature
+                    self.userHandle = userHandle
+                }
+                package enum CodingKeys: String, CodingKey {
+                    case clientDataJSON
+                    case authenticatorData
+                    case signature
+                    case userHandle
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/response`.
+            package var response: Components.Schemas.AuthenticationResponseJSON.ResponsePayload
+            /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/authenticatorAttachment`.
+            package var authenticatorAttachment: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/clientExtensionResults`.
+            package var clientExtensionResults: OpenAPIRuntime.OpenAPIObjectContainer
+            /// - Remark: Generated from `#/components/schemas/AuthenticationResponseJSON/type`.
+            package var _type: Swift.String
+            /// Creates a new `AuthenticationResponseJSON`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - rawId:
+            ///   - response:
+            ///   - authenticatorAttachment:
+            ///   - clientExtensionResults:
+            ///   - _type:
+            package init(
+                id: Components.Schemas.Base64URL,
+                rawId: Components.Schemas.Base64URL,
+                response: Components.Schemas.AuthenticationResponseJSON.ResponsePayload,
+                authenticatorAttachment: Swift.String,
+                clientExtensionResults: OpenAPIRuntime.OpenAPIObjectContainer,
+                _type: Swift.String
+            ) {
+                self.id = id
+                self.rawId = rawId
+                self.response = response
+                self.authenticatorAttachment = authenticatorAttachment
+                self.clientExtensionResults = clientExtensionResults
+                self._type = _type
+            }
+            package enum CodingKeys: String, CodingKey {
+                case id
+                case rawId
+                case response
+                case authenticatorAttachment
+                case clientExtensionResults
+                case _type = "type"
             }
         }
         /// - Remark: Generated from `#/components/schemas/Error`.

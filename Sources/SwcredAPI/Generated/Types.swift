@@ -48,6 +48,16 @@ package protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/passwords/generate`.
     /// - Remark: Generated from `#/paths//v1/passwords/generate/post(generatePasswords)`.
     func generatePasswords(_ input: Operations.GeneratePasswords.Input) async throws -> Operations.GeneratePasswords.Output
+    /// Create a passkey for the token's app (navigator.credentials.create), only for an RP ID the gate approves the app for: exactly a webcredentials: host of the app that the site's apple-app-site-association file approves (Apple apps) or a site whose Digital Asset Links list grants the app get_login_creds (Android apps); never an IP address or a public suffix. The service writes clientDataJSON itself, with the origin of the app's identity (https://RPID, or android:apk-key-hash:... for Android apps). Refusals name the WebAuthn error at the start of the message (SecurityError, NotAllowedError, InvalidStateError, NotSupportedError, TypeError, EncodingError). Needs the passkey-create permission.
+    ///
+    /// - Remark: HTTP `POST /v1/passkeys/create`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/create/post(createPasskey)`.
+    func createPasskey(_ input: Operations.CreatePasskey.Input) async throws -> Operations.CreatePasskey.Output
+    /// Sign in with a passkey of the token's app (navigator.credentials.get), behind the same gate as create. Without allowCredentials, any passkey of the RP ID answers (discoverable); when several match, the most recently created one signs. Needs the passkey-get permission.
+    ///
+    /// - Remark: HTTP `POST /v1/passkeys/get`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/get/post(getPasskey)`.
+    func getPasskey(_ input: Operations.GetPasskey.Input) async throws -> Operations.GetPasskey.Output
     /// The stored verdicts of the token's app, as `swcred show --json`.
     ///
     /// - Remark: HTTP `GET /v1/associations`.
@@ -149,6 +159,32 @@ extension APIProtocol {
         body: Operations.GeneratePasswords.Input.Body
     ) async throws -> Operations.GeneratePasswords.Output {
         try await generatePasswords(Operations.GeneratePasswords.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Create a passkey for the token's app (navigator.credentials.create), only for an RP ID the gate approves the app for: exactly a webcredentials: host of the app that the site's apple-app-site-association file approves (Apple apps) or a site whose Digital Asset Links list grants the app get_login_creds (Android apps); never an IP address or a public suffix. The service writes clientDataJSON itself, with the origin of the app's identity (https://RPID, or android:apk-key-hash:... for Android apps). Refusals name the WebAuthn error at the start of the message (SecurityError, NotAllowedError, InvalidStateError, NotSupportedError, TypeError, EncodingError). Needs the passkey-create permission.
+    ///
+    /// - Remark: HTTP `POST /v1/passkeys/create`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/create/post(createPasskey)`.
+    package func createPasskey(
+        headers: Operations.CreatePasskey.Input.Headers = .init(),
+        body: Operations.CreatePasskey.Input.Body
+    ) async throws -> Operations.CreatePasskey.Output {
+        try await createPasskey(Operations.CreatePasskey.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Sign in with a passkey of the token's app (navigator.credentials.get), behind the same gate as create. Without allowCredentials, any passkey of the RP ID answers (discoverable); when several match, the most recently created one signs. Needs the passkey-get permission.
+    ///
+    /// - Remark: HTTP `POST /v1/passkeys/get`.
+    /// - Remark: Generated from `#/paths//v1/passkeys/get/post(getPasskey)`.
+    package func getPasskey(
+        headers: Operations.GetPasskey.Input.Headers = .init(),
+        body: Operations.GetPasskey.Input.Body
+    ) async throws -> Operations.GetPasskey.Output {
+        try await getPasskey(Operations.GetPasskey.Input(
             headers: headers,
             body: body
         ))
