@@ -30,14 +30,17 @@ struct AppTokenCreateCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The operations granted, comma-separated, from request, add, delete, generate (default: all).",
+            "The operations granted, comma-separated, from request, add, delete, generate, passkey-create, passkey-get (default: the four password operations; passkeys only when named).",
             valueName: "list"))
     var allow: String = "request,add,delete,generate"
 
     @Option(help: ArgumentHelp("Expire after this long, such as 12h or 30d (default: never).", valueName: "duration"))
     var expires: String?
 
-    @Option(help: ArgumentHelp("none, or ask: changes and releases wait for `swcred consent`.", valueName: "mode"))
+    @Option(
+        help: ArgumentHelp(
+            "none, or ask: changes, releases and passkey operations wait for `swcred consent`. A passkey made or used with either sets WebAuthn's UP flag: ask counts the owner's approval as the person's presence, none the owner's standing consent.",
+            valueName: "mode"))
     var consent: String = "none"
 
     @OptionGroup var vault: VaultOptions
