@@ -36,7 +36,7 @@ struct ServiceContractTests {
     @Test("every documented route is served; a request with no token gets a documented status in the error shape")
     func everyRouteServed() async throws {
         let operations = try Self.operations()
-        #expect(operations.count == 13, "\(operations.map { "\($0.method) \($0.path)" })")
+        #expect(operations.count == 15, "\(operations.map { "\($0.method) \($0.path)" })")
         try await ServiceFixture.with { fixture in
             try fixture.start()
             for operation in operations {
