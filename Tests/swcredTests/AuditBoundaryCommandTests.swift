@@ -112,7 +112,8 @@ struct AuditBoundaryCommandTests {
             let words = help.split(whereSeparator: { $0.isWhitespace || $0 == "," || $0 == "." || $0 == ")" })
             for name in [
                 "token-create", "token-revoke", "consent-approve", "consent-decline", "consent-timeout", "unlock",
-                "unlock-failed", "lock", "verdict-change", "never-save-add", "never-save-remove",
+                "unlock-failed", "lock", "verdict-change", "never-save-add", "never-save-remove", "passkey-create",
+                "passkey-get", "passkey-remove",
             ] {
                 #expect(words.contains(Substring(name)), "\(name) in \(help)")
                 #expect(try entries(fixture, operation: name).allSatisfy { $0["operation"] as? String == name })

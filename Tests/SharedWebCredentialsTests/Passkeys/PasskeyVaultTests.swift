@@ -22,6 +22,7 @@ struct PasskeyVaultTests {
             Self.app,
             entitlements: Entitlements(strings: [
                 "webcredentials:login.example.com", "webcredentials:*.example.org", "webcredentials:port.example:8443",
+                "webcredentials:offline.example",
             ]),
             at: Date())
         try VaultTestSupport.approve(
@@ -119,11 +120,14 @@ struct PasskeyVaultTests {
         }
     }
 
-    @Test("refused: a wildcard or port entry, an unapproved host, a public suffix, an IP address; each audited")
+    @Test(
+        "refused: a wildcard or port entry, an unapproved host, no verdict offline, a public suffix, an IP address; each audited"
+    )
     func refusals() async throws {
         for (rpID, code) in [
             ("sub.example.org", SharedWebCredentialsError.Code.notApproved),  // only *.example.org names it
             ("port.example", .missingEntitlement),  // only with :8443
+            ("offline.example", .networkFailure),  // never verified, and offline
             ("unlisted.example", .missingEntitlement), ("com", .invalidInput), ("co.uk", .invalidInput),
             ("github.io", .invalidInput), ("192.0.2.1", .invalidInput),
         ] {
@@ -140,6 +144,6 @@ struct PasskeyVaultTests {
         let refused = try vault.audit.entries().filter {
             $0.event.operation == .passkeyCreate && $0.event.outcome != .done
         }
-        #expect(refused.count == 7)
+        #expect(refused.count == 8)
     }
 }
