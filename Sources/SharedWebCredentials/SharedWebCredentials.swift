@@ -343,11 +343,11 @@ public struct SharedWebCredentials: Sendable {
         do {
             return try await body()
         } catch let refusal as AuditedRefusal {
-            try? await vault.audit.append(
+            _ = try? await vault.audit.append(
                 event(refusal.operation, domain: domain, account: account, outcome: .refused(refusal.error.code)))
             throw refusal.error
         } catch let error as SharedWebCredentialsError {
-            try? await vault.audit.append(
+            _ = try? await vault.audit.append(
                 event(operation, domain: domain, account: account, outcome: .refused(error.code)))
             throw error
         }
