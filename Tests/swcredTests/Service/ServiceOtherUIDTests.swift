@@ -55,6 +55,13 @@ struct ServiceOtherUIDTests {
                 environment: fixture.gated.environment, logPath: fixture.logPath)
             defer { _ = service.stop() }
 
+            // The owner's connection stays open while the allowed uid connects: the service keeps
+            // each connection's peer credentials, and another connection never inherits them.
+            let owner = try UnixHTTP.connect(socket)
+            defer { close(owner) }
+            try UnixHTTP.write(owner, UnixHTTP.requestBytes(method: "POST", path: "/v1/owner/challenge"))
+            #expect(try UnixHTTP.readResponse(owner).status == 200, "the owner's own connection")
+
             let health = try Self.curl(as: Self.allowedUID, socket: socket, "GET", "/v1/health")
             #expect(health.status == 200, "the allowed uid reaches the socket: \(health)")
             #expect(!health.body.contains("hardening"), "the hardening report is the owner's uid's")
@@ -72,6 +79,8 @@ struct ServiceOtherUIDTests {
             }
             let metrics = try Self.curl(as: Self.allowedUID, socket: socket, "GET", "/metrics")
             #expect(metrics.status == 401, "metrics need a token from another uid: \(metrics)")
+            try UnixHTTP.write(owner, UnixHTTP.requestBytes(method: "POST", path: "/v1/owner/challenge"))
+            #expect(try UnixHTTP.readResponse(owner).status == 200, "the owner's connection is still the owner's")
             #expect(
                 (try UnixHTTP.request(socket, "GET", "/v1/health").json as? [String: Any])?["locked"] as? Bool == false)
         }
