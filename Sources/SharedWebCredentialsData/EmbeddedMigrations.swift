@@ -366,6 +366,6 @@ package enum EmbeddedMigrations {
 
             CREATE INDEX credential_domains_server ON credential_domains (server_index);
             """#
-        ),
+        )
     ]
 }
