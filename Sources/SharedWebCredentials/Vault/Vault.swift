@@ -36,6 +36,8 @@ public struct VaultConfiguration: Sendable {
 public final class Vault: Sendable {
     /// The vault file's path.
     public let path: String
+    /// Where the vault is, as it was opened: what unlocking it again reopens.
+    public let store: VaultStore
     /// The database: every store of the package reads and writes through it.
     package let storage: any VaultStorage
     private let unlocked: Mutex<UnlockedKey>
@@ -51,7 +53,8 @@ public final class Vault: Sendable {
         var wrappedKey: [UInt8]
     }
 
-    private init(storage: any VaultStorage, unlocked: UnlockedKey) {
+    private init(store: VaultStore, storage: any VaultStorage, unlocked: UnlockedKey) {
+        self.store = store
         self.path = storage.location
         self.storage = storage
         self.unlocked = Mutex(unlocked)
@@ -94,7 +97,7 @@ public final class Vault: Sendable {
         switch store {
         case .file(let path):
             return try SQLiteStorage.create(path: path, busyTimeout: configuration.busyTimeout) { storage in
-                try setUp(storage, protection: protection)
+                try setUp(store, storage, protection: protection)
             }
         case .postgresql(let url, let password):
             let storage = try PostgresStorage(url: url, password: password, busyTimeout: configuration.busyTimeout)
@@ -104,13 +107,15 @@ public final class Vault: Sendable {
                 throw SharedWebCredentialsError(
                     .vaultExists, "\(storage.location) already holds a vault; nothing was changed.")
             }
-            return try setUp(storage, protection: protection)
+            return try setUp(store, storage, protection: protection)
         }
     }
 
     /// Makes a new vault's key, migrates the empty database and writes its metadata, commitment
     /// and audit head.
-    private static func setUp(_ storage: any VaultStorage, protection: VaultProtection) throws -> Vault {
+    private static func setUp(
+        _ store: VaultStore, _ storage: any VaultStorage, protection: VaultProtection
+    ) throws -> Vault {
         let wrappingKey: SecureBytes
         let stored: VaultMetadata.Protection
         switch protection {
@@ -144,7 +149,7 @@ public final class Vault: Sendable {
             try AuditChain.initialize(db, keys: keys)
         }
         return Vault(
-            storage: storage,
+            store: store, storage: storage,
             unlocked: UnlockedKey(keys: keys, protection: stored, wrappedKey: metadata.wrappedKey))
     }
 
@@ -192,7 +197,7 @@ public final class Vault: Sendable {
             }
         }
         return Vault(
-            storage: storage,
+            store: store, storage: storage,
             unlocked: UnlockedKey(keys: keys, protection: metadata.protection, wrappedKey: metadata.wrappedKey))
     }
 
