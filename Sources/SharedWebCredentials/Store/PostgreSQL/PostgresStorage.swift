@@ -12,7 +12,7 @@ import Synchronization
 /// demand, kept up to ``maximumIdle``). Each transaction's body runs on one thread from start to
 /// end, and each query blocks that thread on its future while postgres-nio's event loop does the
 /// I/O: the calling thread for the synchronous methods (the CLI's), a thread of the engine's own
-/// pool for the `async` ones, so that neither a cooperative thread nor an event-loop thread ever
+/// pool (``threads``) for the `async` ones, so that neither a cooperative thread nor an event-loop thread ever
 /// waits for the database.
 ///
 /// Writers serialise on a transaction-scoped advisory lock (``writerLock``) taken first in a
@@ -29,8 +29,17 @@ package final class PostgresStorage: VaultStorage {
     private let busyTimeout: TimeInterval
     private let idle = Mutex<[PostgresConnection]>([])
     private let nextConnectionID = Atomic<Int>(0)
-    private let threads: NIOThreadPool
     private let logger = Logger(label: "swcred.postgresql", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// The threads the `async` transactions run on, shared by every PostgreSQL vault of the
+    /// process and started the first time one is used. Sixteen: a thread waits for the database
+    /// (or for the writers' lock) as long as its transaction lasts, and reads must not queue behind
+    /// a writer that waits for another process.
+    private static let threads: NIOThreadPool = {
+        let threads = NIOThreadPool(numberOfThreads: 16)
+        threads.start()
+        return threads
+    }()
 
     /// The advisory lock every write transaction takes first ("swcred" and 1).
     static let writerLock: Int64 = 0x7377_6372_6564_0001
@@ -62,15 +71,12 @@ package final class PostgresStorage: VaultStorage {
         ]
         configuration.options.connectTimeout = .seconds(Int64(max(1, busyTimeout)))
         self.configuration = configuration
-        threads = NIOThreadPool(numberOfThreads: 8)
-        threads.start()
         let connection = try connect()
         giveBack(connection)
     }
 
     deinit {
         for connection in idle.withLock({ $0 }) { Self.close(connection) }
-        threads.shutdownGracefully { _ in }
     }
 
     // MARK: Transactions
@@ -80,7 +86,7 @@ package final class PostgresStorage: VaultStorage {
     }
 
     package func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader) throws -> T) async throws -> T {
-        try await threads.runIfActive { try self.inRead(body) }
+        try await Self.threads.runIfActive { try self.inRead(body) }
     }
 
     package func write<T>(durability: CommitDurability, _ body: (any StoreWriter) throws -> T) throws -> T {
@@ -90,7 +96,7 @@ package final class PostgresStorage: VaultStorage {
     package func write<T: Sendable>(
         durability: CommitDurability, _ body: @escaping @Sendable (any StoreWriter) throws -> T
     ) async throws -> T {
-        try await threads.runIfActive { try self.inWrite(durability: durability, body) }
+        try await Self.threads.runIfActive { try self.inWrite(durability: durability, body) }
     }
 
     private func inRead<T>(_ body: (PostgresStoreConnection) throws -> T) throws -> T {
