@@ -69,8 +69,25 @@ public struct SharedWebCredentials: Sendable {
     )
         async throws -> [Credential]
     {
-        try await audited(.request, domain: domain, account: account) {
-            let matches = try await find(domain: domain, account: account, includeShared: includeShared)
+        try await request(
+            domain: domain, account: account, includeShared: includeShared, prefetched: nil,
+            confirmRelease: confirmRelease)
+    }
+
+    /// ``request(domain:account:includeShared:confirmRelease:)`` with its first read done ahead,
+    /// when `prefetched` is for this domain and account (else it is read now).
+    package func request(
+        domain: DomainTarget?, account: String?, includeShared: Bool, prefetched: PrefetchedRequest?,
+        confirmRelease: (([Credential]) async throws -> Void)?
+    )
+        async throws -> [Credential]
+    {
+        let prefetched = prefetched.flatMap {
+            $0.domain == domain && $0.account == account && !includeShared ? $0.standing : nil
+        }
+        return try await audited(.request, domain: domain, account: account) {
+            let matches = try await find(
+                domain: domain, account: account, includeShared: includeShared, prefetched: prefetched)
             try await confirmRelease?(matches)
             try await vault.audit.append(
                 event(.request, domain: domain, account: account, released: matches.map(AuditCredential.init)))
@@ -78,9 +95,16 @@ public struct SharedWebCredentials: Sendable {
         }
     }
 
-    private func find(domain: DomainTarget?, account: String?, includeShared: Bool) async throws -> [Credential] {
+    private func find(
+        domain: DomainTarget?, account: String?, includeShared: Bool, prefetched: Result<StandingRead, any Error>?
+    ) async throws -> [Credential] {
         guard let domain else { return try await findEverywhere(try await registeredApp(), account: account) }
-        let standing = try await standingRead(domain: domain, account: account)
+        let standing: StandingRead
+        if let prefetched {
+            standing = try prefetched.get()
+        } else {
+            standing = try await standingRead(domain: domain, account: account)
+        }
         if !includeShared, let matches = standing.matches {
             guard !matches.isEmpty else { throw SharedWebCredentialsError(.itemNotFound, "no matching items found") }
             return matches
@@ -113,24 +137,55 @@ public struct SharedWebCredentials: Sendable {
     /// credentials are read in the same transaction, on the storage engine's threads; a refusal
     /// the stored verdict stands for is thrown.
     private func standingRead(domain: DomainTarget, account: String?) async throws -> StandingRead {
-        let key = try CredentialKey(server: domain.host, port: domain.port)
-        return try await vault.read { [app, gate, vault] db, keys in
-            guard let registered = try AppRegistry.find(app, db: db, keys: keys, path: vault.path) else {
-                throw AppRegistry.notRegistered(app)
-            }
-            let entry = try gate.entry(of: registered, covering: domain)
-            let identifier = registered.identifier
-            let stored = try vault.associations.record(app: identifier, entry: entry, db: db, keys: keys)
-            guard try gate.decide(app: identifier, entry: entry, stored: stored) != nil else {
-                return StandingRead(registered: registered, entry: entry, stored: stored, matches: nil)
-            }
-            return StandingRead(
-                registered: registered, entry: entry, stored: stored,
-                matches: try CredentialStore.find(key, account: account, db: db, keys: keys, vault: vault))
+        try await vault.read { [self] db, keys in try standingRead(domain: domain, account: account, db: db, keys: keys)
         }
     }
 
-    private struct StandingRead: Sendable {
+    /// ``standingRead(domain:account:)`` inside the caller's read transaction.
+    private func standingRead(
+        domain: DomainTarget, account: String?, db: any StoreReader, keys: VaultKeys
+    ) throws
+        -> StandingRead
+    {
+        let key = try CredentialKey(server: domain.host, port: domain.port)
+        guard let registered = try AppRegistry.find(app, db: db, keys: keys, path: vault.path) else {
+            throw AppRegistry.notRegistered(app)
+        }
+        let entry = try gate.entry(of: registered, covering: domain)
+        let identifier = registered.identifier
+        let stored = try vault.associations.record(app: identifier, entry: entry, db: db, keys: keys)
+        guard try gate.decide(app: identifier, entry: entry, stored: stored) != nil else {
+            return StandingRead(registered: registered, entry: entry, stored: stored, matches: nil)
+        }
+        return StandingRead(
+            registered: registered, entry: entry, stored: stored,
+            matches: try CredentialStore.find(key, account: account, db: db, keys: keys, vault: vault))
+    }
+
+    /// The first read of a request for `domain` (without `includeShared`), done ahead inside a
+    /// read transaction of the caller's: the token check does it in its own transaction
+    /// (``AppTokenStore/authenticate(_:now:prefetching:)``), so that a request reads the token,
+    /// the app, the verdict and the credentials in one transaction. Pass it to
+    /// ``request(domain:account:includeShared:prefetched:confirmRelease:)``; a refusal it met is
+    /// thrown (and audited) there.
+    func prefetchRequest(
+        domain: DomainTarget, account: String?, db: any StoreReader, keys: VaultKeys
+    )
+        -> PrefetchedRequest
+    {
+        PrefetchedRequest(
+            domain: domain, account: account,
+            standing: Result { try standingRead(domain: domain, account: account, db: db, keys: keys) })
+    }
+
+    /// A request's first read, done ahead (``prefetchRequest(domain:account:db:keys:)``).
+    package struct PrefetchedRequest: Sendable {
+        fileprivate let domain: DomainTarget
+        fileprivate let account: String?
+        fileprivate let standing: Result<StandingRead, any Error>
+    }
+
+    fileprivate struct StandingRead: Sendable {
         let registered: RegisteredApp
         /// The entry that covers the domain, and its stored record as the transaction read it.
         let entry: AssociatedDomainEntry
@@ -343,11 +398,11 @@ public struct SharedWebCredentials: Sendable {
         do {
             return try await body()
         } catch let refusal as AuditedRefusal {
-            try? await vault.audit.append(
+            _ = try? await vault.audit.append(
                 event(refusal.operation, domain: domain, account: account, outcome: .refused(refusal.error.code)))
             throw refusal.error
         } catch let error as SharedWebCredentialsError {
-            try? await vault.audit.append(
+            _ = try? await vault.audit.append(
                 event(operation, domain: domain, account: account, outcome: .refused(error.code)))
             throw error
         }

@@ -16,6 +16,7 @@ struct ServiceMiddleware: RouterMiddleware {
     let ownUID: UInt32 = getuid()
     let logger: Logger
     let metrics: ServiceMetrics
+    let peers = PeerCredentialCache()
 
     /// The owner's routes: served only on the Unix socket, only to the service's own uid, and
     /// never to a request that carries an app token. The consent routes also need an owner
@@ -29,7 +30,7 @@ struct ServiceMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let start = ContinuousClock.now
-        let peer = await PeerCredentials.of(context.channel)
+        let peer = await peers.credentials(of: context.channel)
         let response: Response
         do {
             if let peer, peer.uid != ownUID, !allowedUIDs.contains(peer.uid) {

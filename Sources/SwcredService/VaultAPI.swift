@@ -76,7 +76,11 @@ struct VaultAPI: APIProtocol {
         _ input: Operations.RequestCredentials.Input
     ) async throws -> Operations.RequestCredentials.Output {
         guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
-        let caller = try await authenticate(permission: .request, claimedApp: body.app)
+        // The request's first read is done in the token's transaction when the body is well formed
+        // and the token may ask for it; any refusal comes below, in the usual order.
+        let caller = try await authenticate(
+            permission: .request, claimedApp: body.app,
+            prefetching: (domain: body.domain, account: body.account, includeShared: body.includeShared))
         try ServiceLimits.requireLength(body.account, of: "account")
         let domain = try body.domain.map(parseDomain)
         if body.includeShared == true && domain == nil {
@@ -86,7 +90,8 @@ struct VaultAPI: APIProtocol {
         }
         let matches = try await gated(.request) {
             try await caller.facade.request(
-                domain: domain, account: body.account, includeShared: body.includeShared ?? false
+                domain: domain, account: body.account, includeShared: body.includeShared ?? false,
+                prefetched: caller.prefetched
             ) { matches in
                 guard caller.token.consent == .ask else { return }
                 let servers = Set(matches.map { match in match.port.map { "\(match.server):\($0)" } ?? match.server })
@@ -377,11 +382,36 @@ struct VaultAPI: APIProtocol {
         let token: AppTokenRecord
         let vault: Vault
         let facade: SharedWebCredentials
+        /// The request's first read, done in the token's transaction (credential requests only).
+        var prefetched: SharedWebCredentials.PrefetchedRequest? = nil
     }
+
+    /// What a credential request reads ahead in its token's transaction: its domain's app,
+    /// verdict and credentials, for a token of the app the body names (if any) with the request
+    /// permission; nil for a body the checks below refuse anyway.
+    private func prefetchPlan(
+        _ request: CredentialRequest?, claimedApp: String?, vault: Vault
+    ) -> AppTokenStore.RequestPrefetch? {
+        guard let request, request.includeShared != true, let domain = request.domain,
+            let target = try? DomainTarget(domain, allowDeveloperHosts: true),
+            request.account.map({ !$0.isEmpty && $0.count <= ServiceLimits.maximumFieldLength }) ?? true
+        else { return nil }
+        let (verifier, policy) = (verifier, policy)
+        return AppTokenStore.RequestPrefetch(domain: target, account: request.account) { record in
+            guard record.permissions.contains(.request), claimedApp == nil || claimedApp == record.app.description
+            else { return nil }
+            return SharedWebCredentials(app: record.app, vault: vault, verifier: verifier, policy: policy)
+        }
+    }
+
+    /// A credential request's body fields that its first read needs.
+    typealias CredentialRequest = (domain: String?, account: String?, includeShared: Bool?)
 
     /// Checks the bearer token (constant-time, keyed hash), the permission and, when the body
     /// names an app, that it is the token's app. Failures are slowed down per connection.
-    private func authenticate(permission: AppPermission?, claimedApp: String?) async throws -> Caller {
+    private func authenticate(
+        permission: AppPermission?, claimedApp: String?, prefetching request: CredentialRequest? = nil
+    ) async throws -> Caller {
         let scope = try RequestScope.require()
         let vault = try holder.vault()
         do {
@@ -395,8 +425,13 @@ struct VaultAPI: APIProtocol {
             }
             let token = SecureBytes(utf8: String(header.dropFirst(7)))
             let record: AppTokenRecord
+            var prefetched: SharedWebCredentials.PrefetchedRequest?
             do {
-                record = try await vault.appTokens.authenticate(token)
+                if let prefetch = prefetchPlan(request, claimedApp: claimedApp, vault: vault) {
+                    (record, prefetched) = try await vault.appTokens.authenticate(token, prefetching: prefetch)
+                } else {
+                    record = try await vault.appTokens.authenticate(token)
+                }
             } catch let error as SharedWebCredentialsError where error.code == .vaultLocked {
                 if (try? await BlockingWork.run({ try vault.isKeyCurrent() })) == false {
                     holder.lock()
@@ -420,7 +455,7 @@ struct VaultAPI: APIProtocol {
             }
             logger.debug("authenticated", metadata: ["app": "\(record.app)"])
             let facade = SharedWebCredentials(app: record.app, vault: vault, verifier: verifier, policy: policy)
-            return Caller(token: record, vault: vault, facade: facade)
+            return Caller(token: record, vault: vault, facade: facade, prefetched: prefetched)
         } catch let error as APIError where error.status == .unauthorized {
             let connection = scope.connection
             scope.channel.closeFuture.whenComplete { [throttle] _ in throttle.reset(connection) }

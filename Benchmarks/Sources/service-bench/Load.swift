@@ -34,6 +34,8 @@ func alternatingLatency(_ targets: [Target], request: [UInt8], blocks: Int, perB
 struct LoadResult {
     let requestsPerSecond: Double
     let errors: Int
+    /// Every answered request's time, from all clients.
+    let latency: Samples
     /// The highest resident set size seen while the load ran, in KiB.
     let peakResidentKiB: Int
 }
@@ -41,7 +43,7 @@ struct LoadResult {
 /// Runs `clients` threads, each with its own connection, sending `request` back to back for
 /// `duration`; samples the target's resident memory meanwhile.
 func load(_ target: Target, request: [UInt8], clients: Int, duration: Duration) throws -> LoadResult {
-    let counts = Mutex((completed: 0, errors: 0, failure: String?.none))
+    let counts = Mutex((completed: 0, errors: 0, failure: String?.none, latency: Samples()))
     let peak = Mutex(residentKiB(of: target.pid))
     let done = DispatchGroup()
     let start = ContinuousClock.now
@@ -52,10 +54,16 @@ func load(_ target: Target, request: [UInt8], clients: Int, duration: Duration) 
             defer { done.leave() }
             var completed = 0
             var errors = 0
+            var latency = Samples()
             do {
                 let connection = try UnixHTTPConnection(socketPath: target.socketPath)
-                while ContinuousClock.now < deadline {
-                    if try connection.exchange(request) == 200 { completed += 1 } else { errors += 1 }
+                var now = ContinuousClock.now
+                while now < deadline {
+                    let status = try connection.exchange(request)
+                    let answered = ContinuousClock.now
+                    latency.append(answered - now)
+                    now = answered
+                    if status == 200 { completed += 1 } else { errors += 1 }
                 }
             } catch {
                 counts.withLock { $0.failure = "\(error)" }
@@ -63,6 +71,7 @@ func load(_ target: Target, request: [UInt8], clients: Int, duration: Duration) 
             counts.withLock {
                 $0.completed += completed
                 $0.errors += errors
+                $0.latency.append(contentsOf: latency)
             }
         }.start()
     }
@@ -79,8 +88,28 @@ func load(_ target: Target, request: [UInt8], clients: Int, duration: Duration) 
     let totals = counts.withLock { $0 }
     if let failure = totals.failure { throw UnixHTTPConnection.Failure(description: "\(target.name): \(failure)") }
     return LoadResult(
-        requestsPerSecond: Double(totals.completed) / elapsed, errors: totals.errors,
+        requestsPerSecond: Double(totals.completed) / elapsed, errors: totals.errors, latency: totals.latency,
         peakResidentKiB: peak.withLock { $0 })
+}
+
+/// Opens `count` keep-alive connections to `target`, sends one request on each and keeps them
+/// open; returns the target's resident memory before and after (KiB). The connections are closed
+/// when the returned array is released.
+func idleConnections(
+    _ target: Target, request: [UInt8], count: Int
+) throws -> (
+    before: Int, after: Int, connections: [UnixHTTPConnection]
+) {
+    let before = residentKiB(of: target.pid)
+    var connections: [UnixHTTPConnection] = []
+    connections.reserveCapacity(count)
+    for _ in 0..<count {
+        let connection = try UnixHTTPConnection(socketPath: target.socketPath)
+        try expectOK(connection.exchange(request))
+        connections.append(connection)
+    }
+    usleep(200_000)
+    return (before, residentKiB(of: target.pid), connections)
 }
 
 /// The resident set size of process `pid` in KiB (VmRSS in /proc), or 0 if it cannot be read.

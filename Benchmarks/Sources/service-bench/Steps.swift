@@ -39,4 +39,37 @@ func timeSteps(vaultPath: String, tokenFile: String, app: ApplicationIdentifier,
     }
     add("the whole gated request: `SharedWebCredentials.request`", whole)
     print(report.markdown())
+    print()
+    try await timeGroupCommits(vaultPath: vaultPath, passphrase: passphrase, app: app, domain: domain)
+}
+
+/// The audit entries per group commit when 1, 8 and 32 tasks request side by side in-process
+/// (each on a vault opened anew, so each count's statistics are its own), with the requests/s.
+func timeGroupCommits(
+    vaultPath: String, passphrase: String, app: ApplicationIdentifier, domain: DomainTarget
+)
+    async throws
+{
+    var report = Report(columns: [
+        "tasks requesting side by side (in-process)", "requests/s", "entries per commit, mean", "largest group",
+    ])
+    for tasks in [1, 8, 32] {
+        let vault = try Vault.open(at: vaultPath, secret: .passphrase(SecureBytes(utf8: passphrase)))
+        let facade = SharedWebCredentials(app: app, vault: vault, verifier: nil)
+        let perTask = 4_000 / tasks
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<tasks {
+                group.addTask { for _ in 0..<perTask { _ = try await facade.request(domain: domain) } }
+            }
+            try await group.waitForAll()
+        }
+        let elapsed = seconds(ContinuousClock.now - start)
+        let statistics = vault.audit.commitStatistics
+        report.add([
+            "\(tasks)", String(format: "%.0f", Double(perTask * tasks) / elapsed),
+            String(format: "%.2f", statistics.meanGroup), "\(statistics.largestGroup)",
+        ])
+    }
+    print(report.markdown())
 }

@@ -118,6 +118,46 @@ public struct AppTokenStore: Sendable {
         return try Self.usable(record, at: now)
     }
 
+    /// A request's first read, to do in the token's own read transaction once the token checks out.
+    package struct RequestPrefetch: Sendable {
+        /// The facade for the token's app, or nil to read nothing ahead (a token of another app
+        /// than the request names, or without the permission).
+        package let facade: @Sendable (AppTokenRecord) -> SharedWebCredentials?
+        package let domain: DomainTarget
+        package let account: String?
+
+        /// Reads ahead for `domain` and `account` with the facade `facade` makes for the token.
+        package init(
+            domain: DomainTarget, account: String?,
+            facade: @escaping @Sendable (AppTokenRecord) -> SharedWebCredentials?
+        ) {
+            self.domain = domain
+            self.account = account
+            self.facade = facade
+        }
+    }
+
+    /// ``authenticate(_:now:)`` that also reads a request's app, stored verdict and credentials
+    /// (`prefetch`) in the same read transaction, when the token is valid; the result goes to
+    /// ``SharedWebCredentials/request(domain:account:includeShared:prefetched:confirmRelease:)``.
+    package func authenticate(
+        _ token: SecureBytes, now: Date = Date(), prefetching prefetch: RequestPrefetch
+    )
+        async throws -> (record: AppTokenRecord, prefetched: SharedWebCredentials.PrefetchedRequest?)
+    {
+        let random = try Self.randomPart(of: token)
+        let (record, prefetched) = try await vault.readWithHeldKeys { [vault] db, keys in
+            let record = try Self.find(random, db: db, keys: keys, vault: vault)
+            guard let record, !record.isExpired(at: now), let facade = prefetch.facade(record) else {
+                return (record, SharedWebCredentials.PrefetchedRequest?.none)
+            }
+            return (
+                record, facade.prefetchRequest(domain: prefetch.domain, account: prefetch.account, db: db, keys: keys)
+            )
+        }
+        return (try Self.usable(record, at: now), prefetched)
+    }
+
     private static func randomPart(of token: SecureBytes) throws -> SecureBytes {
         guard let random = AppTokenFormat.decode(token) else {
             throw SharedWebCredentialsError(

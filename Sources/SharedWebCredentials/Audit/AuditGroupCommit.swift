@@ -40,15 +40,16 @@ final class AuditGroupCommit: Sendable {
                 state.leading = true
                 return true
             }
-            if leads { Task { await self.commitQueued(vault: vault) } }
+            if leads { vault.storage.submit { self.commitQueued(vault: vault) } }
         }
     }
 
     /// How many transactions and entries the groups have had so far.
     var statistics: AuditCommitStatistics { state.withLock { $0.statistics } }
 
-    /// Commits the queue, one bounded group at a time, until it is empty.
-    private func commitQueued(vault: Vault) async {
+    /// Commits the queue, one bounded group at a time, until it is empty; runs on the storage
+    /// engine's threads, where a synchronous transaction blocks no cooperative thread.
+    private func commitQueued(vault: Vault) {
         while true {
             let group = state.withLock { state -> [Waiter] in
                 guard !state.queue.isEmpty else {
@@ -62,7 +63,7 @@ final class AuditGroupCommit: Sendable {
             guard !group.isEmpty else { return }
             let events = group.map(\.event)
             do {
-                let sequences = try await vault.write(durability: .ordered) { db, keys in
+                let sequences = try vault.write(durability: .ordered) { db, keys in
                     try AuditChain.append(events, at: Date(), db: db, keys: keys, path: vault.path)
                 }
                 state.withLock { $0.statistics.record(groupOf: group.count) }

@@ -14,7 +14,8 @@ package enum CommitDurability: Sendable {
 ///
 /// The synchronous methods run the transaction on the calling thread (the CLI, which has no
 /// other work to do). The `async` ones run it on the engine's own threads and suspend the
-/// caller, so that no cooperative thread of the service ever waits for the database.
+/// caller, so that no cooperative thread of the service ever waits for the database; work that
+/// no caller awaits (a group commit's leader) is started there with ``submit(_:)``.
 package protocol VaultStorage: Sendable {
     /// Where the vault is, for messages (a file path, or a database URL without its password).
     var location: String { get }
@@ -34,6 +35,10 @@ package protocol VaultStorage: Sendable {
     func write<T: Sendable>(
         durability: CommitDurability, _ body: @escaping @Sendable (any StoreWriter) throws -> T
     ) async throws -> T
+
+    /// Starts `work` on the engine's own threads and returns at once: `work` may run synchronous
+    /// transactions there.
+    func submit(_ work: @escaping @Sendable () -> Void)
 
     /// Applies the embedded migrations that the database lacks, each in its own transaction.
     func migrate() throws

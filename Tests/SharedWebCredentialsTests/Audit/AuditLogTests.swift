@@ -40,11 +40,11 @@ struct AuditLogTests {
 
     private func app(
         _ operation: AuditOperation, domain: String? = "shop.example", account: String? = "alice",
-        released: [AuditCredential] = [], _ outcome: AuditOutcome = .done
+        released: [AuditCredential] = [], _ outcome: AuditOutcome = .done, detail: String? = nil
     ) -> AuditEvent {
         AuditEvent(
             actor: .app(Self.app), operation: operation, domain: domain, account: account, released: released,
-            outcome: outcome)
+            outcome: outcome, detail: detail)
     }
 
     private func password(_ text: String) -> SecureBytes { SecureBytes(utf8: text) }
@@ -65,7 +65,8 @@ struct AuditLogTests {
             try await onlyEntry {
                 try await facade.add(domain: Self.shop, account: "alice", password: password("a1"), confirm: yes)
             }
-                == app(.update), "the same password again: nothing changed, still recorded")
+                == app(.update, detail: "unchanged: the same password"),
+            "the same password again: nothing changed, still recorded, and said")
         #expect(
             try await onlyEntry {
                 _ = try? await facade.add(domain: Self.shop, account: "alice", password: password("a2"), confirm: no)
@@ -99,7 +100,7 @@ struct AuditLogTests {
                 == app(.delete))
         #expect(
             try await onlyEntry { try await facade.delete(domain: Self.shop, account: "alice", confirm: yes) }
-                == app(.delete), "nothing to delete: done, and recorded")
+                == app(.delete, detail: "nothing to delete"), "nothing to delete: done, recorded, and said")
         #expect(
             try await onlyEntry {
                 _ = try? await facade.add(domain: Self.shop, account: "", password: password("x"), confirm: yes)

@@ -87,12 +87,7 @@ package final class SQLiteStorage: VaultStorage {
     }
 
     package func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader) throws -> T) async throws -> T {
-        try await Self.mappingErrors(path: path) {
-            if let readers = readerPool.withLock({ $0 }) {
-                return try await readers.unsafeRead { db in try Self.inReadTransaction(db, body) }
-            }
-            return try await writer.unsafeRead { db in try Self.inReadTransaction(db, body) }
-        }
+        try await EngineThreads.run { try self.read(body) }
     }
 
     package func write<T>(durability: CommitDurability, _ body: (any StoreWriter) throws -> T) throws -> T {
@@ -104,11 +99,11 @@ package final class SQLiteStorage: VaultStorage {
     package func write<T: Sendable>(
         durability: CommitDurability, _ body: @escaping @Sendable (any StoreWriter) throws -> T
     ) async throws -> T {
-        try await Self.mappingErrors(path: path) {
-            try await writer.writeWithoutTransaction { db in
-                try Self.inWriteTransaction(db, durability: durability, body)
-            }
-        }
+        try await EngineThreads.run { try self.write(durability: durability, body) }
+    }
+
+    package func submit(_ work: @escaping @Sendable () -> Void) {
+        EngineThreads.submit(work)
     }
 
     /// A plain deferred transaction, not GRDB's `read`: on a queue, that also turns
