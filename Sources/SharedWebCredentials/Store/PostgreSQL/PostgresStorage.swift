@@ -99,6 +99,13 @@ package final class PostgresStorage: VaultStorage {
         try await Self.threads.runIfActive { try self.inWrite(durability: durability, body) }
     }
 
+    package func submit(_ work: @escaping @Sendable () -> Void) {
+        Self.threads.submit { state in
+            guard case .active = state else { return }
+            work()
+        }
+    }
+
     private func inRead<T>(_ body: (PostgresStoreConnection) throws -> T) throws -> T {
         try inTransaction(begin: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], commit: true, body)
     }
