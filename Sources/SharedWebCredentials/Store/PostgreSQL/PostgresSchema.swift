@@ -94,8 +94,12 @@ enum PostgresSchema {
     private static func compare(actual: Set<SchemaObject>, expected: Set<SchemaObject>, location: String) throws {
         let expectedByKey = Dictionary(
             expected.map { ($0.type + " " + $0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        for object in actual.sorted(by: { ($0.table, $0.name) < ($1.table, $1.name) }) where !expected.contains(object)
-        {
+        // Types last: a view or table brings its row and array types, and the message should
+        // name the view or table.
+        func order(_ object: SchemaObject) -> (Int, String, String) {
+            (object.type == "type" ? 1 : 0, object.table, object.name)
+        }
+        for object in actual.sorted(by: { order($0) < order($1) }) where !expected.contains(object) {
             if let wanted = expectedByKey[object.type + " " + object.name] {
                 throw SharedWebCredentialsError(
                     .integrityFailure,
