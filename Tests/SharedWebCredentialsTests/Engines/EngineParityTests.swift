@@ -102,6 +102,38 @@ struct EngineParityTests {
         #expect(try reopened.integrityReport().untrustedVerdicts == 0)
     }
 
+    @Test(
+        "concurrent changes and audit entries: every one saved, the chain linear and intact",
+        arguments: StorageEngine.allCases)
+    func concurrentWriters(engine: StorageEngine) async throws {
+        let directory = try TemporaryDirectory()
+        let vault = try create(try engine.freshStore(in: directory))
+        try vault.apps.register(
+            Self.app, entitlements: Entitlements(strings: ["webcredentials:shop.example"]), at: Date())
+        try VaultTestSupport.approve(Self.app, for: ["webcredentials:shop.example"], in: vault)
+        let facade = SharedWebCredentials(app: Self.app, vault: vault, verifier: nil)
+        let before = try vault.audit.entries().count
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<24 {
+                group.addTask {
+                    if index.isMultiple(of: 2) {
+                        try await facade.add(
+                            domain: Self.shop, account: "user\(index)", password: SecureBytes(utf8: "pw\(index)"),
+                            confirm: { _ in true })
+                    } else {
+                        _ = try await vault.audit.append(AuditEvent(actor: .owner, operation: .export))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try vault.credentials.count() == 12)
+        let entries = try vault.audit.entries()
+        #expect(entries.count == before + 24)
+        #expect(try vault.audit.verify().problem == nil)
+        #expect(try vault.integrityReport().recordSetMatchesCommitment)
+    }
+
     @Test("a vault copied from SQLite to PostgreSQL row by row opens and verifies there, byte for byte")
     func copiedBetweenEngines() async throws {
         let directory = try TemporaryDirectory()
