@@ -14,12 +14,15 @@ final class VaultHolder: Sendable {
         var generation: UInt64 = 1
     }
 
-    /// The vault file's path.
+    /// The vault file's path, or its store URL (without a password).
     let path: String
+    /// Where the vault is: what an unlock reopens (with the store's password, if any).
+    let store: VaultStore
     private let state: Mutex<State>
 
     init(unlocked vault: Vault) {
         path = vault.path
+        store = vault.store
         state = Mutex(State(vault: vault, lastUse: .now))
     }
 
@@ -63,7 +66,7 @@ final class VaultHolder: Sendable {
     /// Unlocks with `secret` (Argon2id runs here); a wrong one throws `vaultLocked` and leaves
     /// the state as it was.
     func unlock(with secret: VaultSecret) throws {
-        let vault = try Vault.open(at: path, secret: secret)
+        let vault = try Vault.open(store: store, secret: secret)
         state.withLock { state in
             state.vault = vault
             state.lastUse = .now

@@ -34,6 +34,18 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("vault"), help: ArgumentHelp("The vault file.", valueName: "path"))
     var vaultPath: String?
 
+    @Option(
+        name: .customLong("store"),
+        help: ArgumentHelp(
+            "The vault's database instead of a file: postgresql://USER@/DATABASE?host=SOCKETDIR, never with a password (default: $SWCRED_STORE).",
+            valueName: "url"))
+    var store: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Read the PostgreSQL password from this file (else PGPASSFILE or ~/.pgpass).", valueName: "path"))
+    var storePasswordFile: String?
+
     @Option(help: ArgumentHelp("Read the passphrase from this file.", valueName: "path"))
     var passphraseFile: String?
 
@@ -130,8 +142,8 @@ struct ServeCommand: ParsableCommand {
     /// Unlocks the vault and serves until a shutdown signal; `environmentPassphrase` is
     /// `SWCRED_PASSPHRASE`, already taken out of the environment.
     func serve(environmentPassphrase: SecureBytes?) async throws {
-        let path = try VaultLocation.resolve(explicitPath: vaultPath)
-        _ = try Vault.inspect(at: path)
+        let store = try VaultStore.resolve(store: store, vaultPath: vaultPath, passwordFile: storePasswordFile)
+        _ = try Vault.inspect(store: store)
         var configuration = ServiceConfiguration(
             socketPath: socket ?? ServiceSocket.defaultPath(),
             allowedUIDs: Set(allowedUIDs),
@@ -145,7 +157,7 @@ struct ServeCommand: ParsableCommand {
         configuration.metricsWithoutToken = metricsWithoutToken
         configuration.reverifyInterval = .seconds(try DurationText.seconds(reverifyEvery, option: "--reverify-every"))
         configuration.recheckPolicy.successInterval = try DurationText.seconds(recheckAfter, option: "--recheck-after")
-        let vault = try Vault.open(at: path, secret: try secret(environmentPassphrase: environmentPassphrase))
+        let vault = try Vault.open(store: store, secret: try secret(environmentPassphrase: environmentPassphrase))
         var logger = Logger(label: "swcred.serve")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         try await VaultService.run(vault: vault, configuration: configuration, logger: logger)

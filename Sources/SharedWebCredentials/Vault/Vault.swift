@@ -36,6 +36,8 @@ public struct VaultConfiguration: Sendable {
 public final class Vault: Sendable {
     /// The vault file's path.
     public let path: String
+    /// Where the vault is, as it was opened: what unlocking it again reopens.
+    public let store: VaultStore
     /// The database: every store of the package reads and writes through it.
     package let storage: any VaultStorage
     private let unlocked: Mutex<UnlockedKey>
@@ -51,7 +53,8 @@ public final class Vault: Sendable {
         var wrappedKey: [UInt8]
     }
 
-    private init(storage: any VaultStorage, unlocked: UnlockedKey) {
+    private init(store: VaultStore, storage: any VaultStorage, unlocked: UnlockedKey) {
+        self.store = store
         self.path = storage.location
         self.storage = storage
         self.unlocked = Mutex(unlocked)
@@ -82,36 +85,87 @@ public final class Vault: Sendable {
     public static func create(
         at path: String, protection: VaultProtection, configuration: VaultConfiguration = VaultConfiguration()
     ) throws -> Vault {
-        try SQLiteStorage.create(path: path, busyTimeout: configuration.busyTimeout) { storage in
-            let wrappingKey: SecureBytes
-            let stored: VaultMetadata.Protection
-            switch protection {
-            case .passphrase(let passphrase, let parameters):
-                try requireNonEmpty(passphrase)
-                let salt = RandomBytes.array(count: PasswordHashing.saltLength)
-                wrappingKey = try PasswordHashing.deriveKey(
-                    length: AuthenticatedEncryption.keyLength, passphrase: passphrase, salt: salt,
-                    parameters: parameters)
-                stored = .passphrase(salt: salt, parameters: parameters)
-            case .newKeyFile(let keyPath):
-                wrappingKey = try KeyFile.create(at: keyPath)
-                stored = .rawKey
-            case .rawKey(let key):
-                try requireKeyLength(key)
-                wrappingKey = key
-                stored = .rawKey
+        try create(in: .file(path), protection: protection, configuration: configuration)
+    }
+
+    /// Creates a new vault in `store`; throws `.vaultExists` if the file is already there, or if
+    /// the database already holds a vault. A PostgreSQL database must be empty or hold only what
+    /// an earlier, interrupted `create` left (the schema without vault metadata).
+    public static func create(
+        in store: VaultStore, protection: VaultProtection, configuration: VaultConfiguration = VaultConfiguration()
+    ) throws -> Vault {
+        switch store {
+        case .file(let path):
+            return try SQLiteStorage.create(path: path, busyTimeout: configuration.busyTimeout) { storage in
+                try setUp(store, storage, protection: protection)
             }
-            let keys = VaultKeys.generate(wrappingKey: wrappingKey)
-            let metadata = Self.metadata(for: keys, protection: stored)
-            try storage.migrate()
-            try storage.write { db in
-                try metadata.write(db)
-                try RecordCommitment.empty().store(db, keys: keys)
-                try AuditChain.initialize(db, keys: keys)
+        case .postgresql(let url, let password):
+            let storage = try PostgresStorage(url: url, password: password, busyTimeout: configuration.busyTimeout)
+            if try storage.verifySchema() != .empty,
+                try storage.read({ db in try db.row("SELECT 1 FROM vault_meta") }) != nil
+            {
+                throw SharedWebCredentialsError(
+                    .vaultExists, "\(storage.location) already holds a vault; nothing was changed.")
             }
-            return Vault(
-                storage: storage,
-                unlocked: UnlockedKey(keys: keys, protection: stored, wrappedKey: metadata.wrappedKey))
+            return try setUp(store, storage, protection: protection)
+        }
+    }
+
+    /// Makes a new vault's key, migrates the empty database and writes its metadata, commitment
+    /// and audit head.
+    private static func setUp(
+        _ store: VaultStore, _ storage: any VaultStorage, protection: VaultProtection
+    ) throws -> Vault {
+        let wrappingKey: SecureBytes
+        let stored: VaultMetadata.Protection
+        switch protection {
+        case .passphrase(let passphrase, let parameters):
+            try requireNonEmpty(passphrase)
+            let salt = RandomBytes.array(count: PasswordHashing.saltLength)
+            wrappingKey = try PasswordHashing.deriveKey(
+                length: AuthenticatedEncryption.keyLength, passphrase: passphrase, salt: salt,
+                parameters: parameters)
+            stored = .passphrase(salt: salt, parameters: parameters)
+        case .newKeyFile(let keyPath):
+            wrappingKey = try KeyFile.create(at: keyPath)
+            stored = .rawKey
+        case .rawKey(let key):
+            try requireKeyLength(key)
+            wrappingKey = key
+            stored = .rawKey
+        }
+        let keys = VaultKeys.generate(wrappingKey: wrappingKey)
+        let metadata = Self.metadata(for: keys, protection: stored)
+        try storage.migrate()
+        try storage.write { db in
+            // Two `init`s racing on one database: the writers' lock orders them, and the second
+            // finds the first's vault here rather than replacing its key.
+            guard try db.row("SELECT 1 FROM vault_meta") == nil else {
+                throw SharedWebCredentialsError(
+                    .vaultExists, "\(storage.location) already holds a vault; nothing was changed.")
+            }
+            try metadata.write(db)
+            try RecordCommitment.empty().store(db, keys: keys)
+            try AuditChain.initialize(db, keys: keys)
+        }
+        return Vault(
+            store: store, storage: storage,
+            unlocked: UnlockedKey(keys: keys, protection: stored, wrappedKey: metadata.wrappedKey))
+    }
+
+    /// The storage of `store`, opened.
+    private static func openStorage(_ store: VaultStore, configuration: VaultConfiguration) throws -> any VaultStorage {
+        switch store {
+        case .file(let path):
+            return try SQLiteStorage.open(path: path, busyTimeout: configuration.busyTimeout)
+        case .postgresql(let url, let password):
+            let storage = try PostgresStorage(url: url, password: password, busyTimeout: configuration.busyTimeout)
+            if try storage.verifySchema() == .empty {
+                throw SharedWebCredentialsError(
+                    .vaultNotFound,
+                    "No vault in \(storage.location): create one with `swcred init --store URL`, or check the URL.")
+            }
+            return storage
         }
     }
 
@@ -121,7 +175,15 @@ public final class Vault: Sendable {
     public static func open(
         at path: String, secret: VaultSecret, configuration: VaultConfiguration = VaultConfiguration()
     ) throws -> Vault {
-        let storage = try SQLiteStorage.open(path: path, busyTimeout: configuration.busyTimeout)
+        try open(store: .file(path), secret: secret, configuration: configuration)
+    }
+
+    /// Opens and unlocks the vault in `store`, as ``open(at:secret:configuration:)`` does.
+    public static func open(
+        store: VaultStore, secret: VaultSecret, configuration: VaultConfiguration = VaultConfiguration()
+    ) throws -> Vault {
+        let storage = try openStorage(store, configuration: configuration)
+        let path = storage.location
         try requireVault(storage.verifySchema(), path: path)
         let unlockedFrom = try storage.read { db in try VaultMetadata.read(db, path: path) }
         let wrappingKey = try unwrappingKey(for: unlockedFrom, secret: secret)
@@ -135,7 +197,7 @@ public final class Vault: Sendable {
             }
         }
         return Vault(
-            storage: storage,
+            store: store, storage: storage,
             unlocked: UnlockedKey(keys: keys, protection: metadata.protection, wrappedKey: metadata.wrappedKey))
     }
 
@@ -342,7 +404,15 @@ public final class Vault: Sendable {
     public static func inspect(
         at path: String, configuration: VaultConfiguration = VaultConfiguration()
     ) throws -> VaultStatus {
-        let storage = try SQLiteStorage.open(path: path, busyTimeout: configuration.busyTimeout)
+        try inspect(store: .file(path), configuration: configuration)
+    }
+
+    /// The status of the vault in `store` without unlocking it.
+    public static func inspect(
+        store: VaultStore, configuration: VaultConfiguration = VaultConfiguration()
+    ) throws -> VaultStatus {
+        let storage = try openStorage(store, configuration: configuration)
+        let path = storage.location
         try requireVault(storage.verifySchema(), path: path)
         return try storage.read { db in try status(db, path: path, metadata: VaultMetadata.read(db, path: path)) }
     }

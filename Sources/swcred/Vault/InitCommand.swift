@@ -15,6 +15,9 @@ struct InitCommand: ParsableCommand {
             The passphrase comes from --passphrase-file, SWCRED_PASSPHRASE, or a prompt on a \
             terminal (asked twice).
 
+            With --store postgresql://USER@/DATABASE?host=SOCKETDIR the vault is made in that \
+            PostgreSQL database, which must be empty (or hold only an interrupted init's tables).
+
             \(PassphraseStrengthOptions.modelHelp)
             """)
 
@@ -23,7 +26,8 @@ struct InitCommand: ParsableCommand {
     @OptionGroup var strength: PassphraseStrengthOptions
 
     func run() throws {
-        let path = try vault.resolvedPath()
+        let store = try vault.resolvedStore()
+        let path = store.location
         let protection: VaultProtection
         if let keyFile = vault.keyFile {
             guard !kdf.isSpecified else {
@@ -45,7 +49,7 @@ struct InitCommand: ParsableCommand {
             try strength.judge(passphrase, parameters: parameters, vaultPath: path, unchanged: "no vault was created")
             protection = .passphrase(passphrase, parameters)
         }
-        _ = try Vault.create(at: path, protection: protection)
+        _ = try Vault.create(in: store, protection: protection)
         TextOutput.line("Created vault \(path)")
     }
 }

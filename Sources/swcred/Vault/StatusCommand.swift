@@ -27,8 +27,9 @@ struct StatusCommand: ParsableCommand {
     var verify = false
 
     func run() throws {
-        let path = try vault.resolvedPath()
-        let status = try Vault.inspect(at: path)
+        let store = try vault.resolvedStore()
+        let path = store.location
+        let status = try Vault.inspect(store: store)
         var report: VaultIntegrityReport?
         if verify { report = try vault.openVault().integrityReport() }
         if json {

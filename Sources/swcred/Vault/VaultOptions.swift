@@ -11,6 +11,19 @@ struct VaultOptions: ParsableArguments {
     var vaultPath: String?
 
     @Option(
+        name: .customLong("store"),
+        help: ArgumentHelp(
+            "The vault's database instead of a file: postgresql://USER@/DATABASE?host=SOCKETDIR (libpq's URI form; never with a password), or sqlite:PATH (default: $SWCRED_STORE, else the file of --vault).",
+            valueName: "url"))
+    var store: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Read the PostgreSQL password from this file (else the PGPASSFILE or ~/.pgpass entry for the URL).",
+            valueName: "path"))
+    var storePasswordFile: String?
+
+    @Option(
         help: ArgumentHelp(
             "Read the passphrase from this file (one trailing newline is ignored) instead of $SWCRED_PASSPHRASE or a prompt.",
             valueName: "path"))
@@ -27,9 +40,9 @@ struct VaultOptions: ParsableArguments {
         }
     }
 
-    /// The vault file's path.
-    func resolvedPath() throws -> String {
-        try VaultLocation.resolve(explicitPath: vaultPath)
+    /// Where the vault is: --store, --vault, SWCRED_STORE, SWCRED_VAULT, or the default file.
+    func resolvedStore() throws -> VaultStore {
+        try VaultStore.resolve(store: store, vaultPath: vaultPath, passwordFile: storePasswordFile)
     }
 
     /// What unlocks the vault: the key file if given, else the passphrase.
@@ -44,15 +57,15 @@ struct VaultOptions: ParsableArguments {
     /// Opens and unlocks the vault; its warnings (such as a stored verdict that failed
     /// authentication) go to standard error.
     func openVault() throws -> Vault {
-        let path = try resolvedPath()
-        try requireVault(at: path)
-        let vault = try Vault.open(at: path, secret: unlockSecret())
+        let store = try resolvedStore()
+        try requireVault(in: store)
+        let vault = try Vault.open(store: store, secret: unlockSecret())
         vault.setWarningHandler { Terminal.printWarning($0) }
         return vault
     }
 
     /// Fails with "no vault" before asking for a passphrase that could not be used.
-    func requireVault(at path: String) throws {
-        _ = try Vault.inspect(at: path)
+    func requireVault(in store: VaultStore) throws {
+        _ = try Vault.inspect(store: store)
     }
 }

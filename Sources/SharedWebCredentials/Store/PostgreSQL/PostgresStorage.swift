@@ -1,0 +1,214 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+
+/// A vault in a PostgreSQL database, through postgres-nio: the engine for several service
+/// instances over one database. Chosen by a `postgresql://` store URL (``PostgresStoreURL``).
+///
+/// Transactions run on a connection taken from a small pool of idle connections (opened on
+/// demand, kept up to ``maximumIdle``). Each transaction's body runs on one thread from start to
+/// end, and each query blocks that thread on its future while postgres-nio's event loop does the
+/// I/O: the calling thread for the synchronous methods (the CLI's), a thread of the engine's own
+/// pool (``threads``) for the `async` ones, so that neither a cooperative thread nor an event-loop thread ever
+/// waits for the database.
+///
+/// Writers serialise on a transaction-scoped advisory lock (``writerLock``) taken first in a
+/// READ COMMITTED transaction, not with SERIALIZABLE: SQLite's single writer made every store
+/// assume that no other write commits while its transaction runs, and a SERIALIZABLE failure
+/// would have to re-run a body that may have side effects (group commit hands results to other
+/// callers); the lock gives exactly SQLite's semantics across processes and instances, and every
+/// statement after it sees every write committed before. Readers use REPEATABLE READ READ ONLY:
+/// one snapshot for the whole read, as SQLite's WAL readers have.
+package final class PostgresStorage: VaultStorage {
+    /// Where the vault is (never with a password).
+    package let url: PostgresStoreURL
+    private let configuration: PostgresConnection.Configuration
+    private let busyTimeout: TimeInterval
+    private let idle = Mutex<[PostgresConnection]>([])
+    private let nextConnectionID = Atomic<Int>(0)
+    private let logger = Logger(label: "swcred.postgresql", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// The threads the `async` transactions run on, shared by every PostgreSQL vault of the
+    /// process and started the first time one is used. Sixteen: a thread waits for the database
+    /// (or for the writers' lock) as long as its transaction lasts, and reads must not queue behind
+    /// a writer that waits for another process.
+    private static let threads: NIOThreadPool = {
+        let threads = NIOThreadPool(numberOfThreads: 16)
+        threads.start()
+        return threads
+    }()
+
+    /// The advisory lock every write transaction takes first ("swcred" and 1).
+    static let writerLock: Int64 = 0x7377_6372_6564_0001
+    /// How many idle connections are kept for the next transactions.
+    static let maximumIdle = 8
+
+    package var location: String { url.description }
+
+    /// Connects to the database of `url` (one connection, at once, so that an unreachable server or
+    /// a refused login fails here with `.storageFailure`) without reading anything.
+    package init(url: PostgresStoreURL, password: String?, busyTimeout: TimeInterval) throws {
+        self.url = url
+        self.busyTimeout = busyTimeout
+        var configuration: PostgresConnection.Configuration
+        if let socketPath = url.socketPath {
+            configuration = .init(
+                unixSocketPath: socketPath, username: url.user, password: password, database: url.database)
+        } else {
+            let tls = try PostgresConnection.Configuration.TLS.require(
+                NIOSSLContextMaker.client())
+            configuration = .init(
+                host: url.host ?? "", port: url.port, username: url.user, password: password, database: url.database,
+                tls: tls)
+        }
+        // Every connection resolves names in the vault's schema only (pg_catalog first, as always),
+        // whatever the role's or database's defaults say.
+        configuration.options.additionalStartupParameters = [
+            ("search_path", PostgresSchema.schema), ("application_name", "swcred"),
+        ]
+        configuration.options.connectTimeout = .seconds(Int64(max(1, busyTimeout)))
+        self.configuration = configuration
+        let connection = try connect()
+        giveBack(connection)
+    }
+
+    deinit {
+        for connection in idle.withLock({ $0 }) { Self.close(connection) }
+    }
+
+    // MARK: Transactions
+
+    package func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
+        try inRead(body)
+    }
+
+    package func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader) throws -> T) async throws -> T {
+        try await Self.threads.runIfActive { try self.inRead(body) }
+    }
+
+    package func write<T>(durability: CommitDurability, _ body: (any StoreWriter) throws -> T) throws -> T {
+        try inWrite(durability: durability, body)
+    }
+
+    package func write<T: Sendable>(
+        durability: CommitDurability, _ body: @escaping @Sendable (any StoreWriter) throws -> T
+    ) async throws -> T {
+        try await Self.threads.runIfActive { try self.inWrite(durability: durability, body) }
+    }
+
+    package func submit(_ work: @escaping @Sendable () -> Void) {
+        Self.threads.submit { state in
+            guard case .active = state else { return }
+            work()
+        }
+    }
+
+    private func inRead<T>(_ body: (PostgresStoreConnection) throws -> T) throws -> T {
+        try inTransaction(begin: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], commit: true, body)
+    }
+
+    /// A write transaction: the writers' lock first (waiting at most the busy timeout, then
+    /// `.vaultBusy`); an `.ordered` commit does not wait for the WAL flush
+    /// (`synchronous_commit=off`: a server crash may lose the last commits, never tear or reorder
+    /// them).
+    func inWrite<T>(durability: CommitDurability, _ body: (PostgresStoreConnection) throws -> T) throws -> T {
+        var begin = [
+            "BEGIN ISOLATION LEVEL READ COMMITTED",
+            "SET LOCAL lock_timeout = \(Int(busyTimeout * 1000))",
+        ]
+        if durability == .ordered { begin.append("SET LOCAL synchronous_commit = off") }
+        begin.append("SELECT pg_advisory_xact_lock(\(Self.writerLock))")
+        return try inTransaction(begin: begin, commit: true, body)
+    }
+
+    /// A transaction that is always rolled back (the schema check's scratch schema).
+    func withScratchTransaction<T>(_ body: (PostgresStoreConnection) throws -> T) throws -> T {
+        try inTransaction(begin: ["BEGIN"], commit: false, body)
+    }
+
+    /// Runs `begin`, `body` and COMMIT (or ROLLBACK) on one pooled connection. A connection whose
+    /// ROLLBACK failed is closed rather than reused: it may be in any state.
+    private func inTransaction<T>(
+        begin: [String], commit: Bool, _ body: (PostgresStoreConnection) throws -> T
+    ) throws -> T {
+        try mappingErrors {
+            let connection = try takeConnection()
+            let db = PostgresStoreConnection(connection: connection, logger: logger)
+            do {
+                for statement in begin { try db.run(statement) }
+                let result = try body(db)
+                try db.run(commit ? "COMMIT" : "ROLLBACK")
+                giveBack(connection)
+                return result
+            } catch {
+                if (try? db.run("ROLLBACK")) != nil {
+                    giveBack(connection)
+                } else {
+                    Self.close(connection)
+                }
+                throw error
+            }
+        }
+    }
+
+    // MARK: Connections
+
+    private func takeConnection() throws -> PostgresConnection {
+        while let connection = idle.withLock({ $0.popLast() }) {
+            if !connection.isClosed { return connection }
+        }
+        return try connect()
+    }
+
+    private func giveBack(_ connection: PostgresConnection) {
+        let kept = idle.withLock { idle -> Bool in
+            guard idle.count < Self.maximumIdle, !connection.isClosed else { return false }
+            idle.append(connection)
+            return true
+        }
+        if !kept { Self.close(connection) }
+    }
+
+    /// Closes `connection` in the background, keeping it alive until it is closed (postgres-nio
+    /// requires a connection to be closed before it is released).
+    private static func close(_ connection: PostgresConnection) {
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+    }
+
+    private func connect() throws -> PostgresConnection {
+        try mappingErrors {
+            try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration,
+                id: nextConnectionID.add(1, ordering: .relaxed).newValue, logger: logger
+            ).wait()
+        }
+    }
+
+    // MARK: Schema
+
+    package func migrate() throws {
+        try PostgresSchema.migrate(self)
+    }
+
+    package func verifySchema() throws -> SchemaState {
+        try PostgresSchema.verify(self)
+    }
+
+    // MARK: Errors
+
+    /// Runs `body`, turning postgres-nio's and NIO's errors into ``SharedWebCredentialsError``.
+    private func mappingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as SharedWebCredentialsError {
+            throw error
+        } catch let error as PSQLError {
+            throw PostgresErrors.translate(error, location: location)
+        } catch {
+            throw PostgresErrors.unreachable(location: location, cause: "\(type(of: error))")
+        }
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import SharedWebCredentials
+
+/// Issue 25: the core of the vault on both engines, one suite run once per engine (not a copy):
+/// create, open and unlock; credentials; apps, verdicts and tokens through the gate; the audit
+/// log; the integrity report. Then a vault copied row by row from SQLite to PostgreSQL opens and
+/// verifies there byte for byte, and a PostgreSQL schema with a trigger is refused.
+@Suite("Storage engines: the same vault on SQLite and on PostgreSQL")
+struct EngineParityTests {
+    static let app = try! ApplicationIdentifier("ABCDE12345.com.example.app")
+    static let shop = try! DomainTarget("shop.example")
+    static let passphrase = SecureBytes(utf8: VaultTestSupport.passphrase)
+
+    private func create(_ store: VaultStore) throws -> Vault {
+        try Vault.create(in: store, protection: .passphrase(Self.passphrase, VaultTestSupport.fastKDF))
+    }
+
+    private func open(_ store: VaultStore, _ passphrase: String = VaultTestSupport.passphrase) throws -> Vault {
+        try Vault.open(store: store, secret: .passphrase(SecureBytes(utf8: passphrase)))
+    }
+
+    @Test("create, refuse a second create, open, refuse a wrong passphrase, inspect", arguments: StorageEngine.allCases)
+    func createAndOpen(engine: StorageEngine) throws {
+        let directory = try TemporaryDirectory()
+        let store = try engine.freshStore(in: directory)
+        #expect(VaultTestSupport.errorCode { _ = try open(store) } == .vaultNotFound)
+        _ = try create(store)
+        #expect(VaultTestSupport.errorCode { _ = try create(store) } == .vaultExists)
+        #expect(VaultTestSupport.errorCode { _ = try open(store, "wrong passphrase") } == .vaultLocked)
+        let vault = try open(store)
+        #expect(vault.path == store.location)
+        let status = try Vault.inspect(store: store)
+        #expect(status.formatVersion == 3 && status.credentialCount == 0)
+    }
+
+    @Test("credentials: add, find, update, rename, delete; never-save", arguments: StorageEngine.allCases)
+    func credentials(engine: StorageEngine) throws {
+        let directory = try TemporaryDirectory()
+        let store = try engine.freshStore(in: directory)
+        let credentials = try create(store).credentials
+        #expect(
+            try credentials.upsert(server: "Example.COM", account: "alice", password: SecureBytes(utf8: "one"))
+                == .added)
+        #expect(
+            try credentials.upsert(server: "example.com", account: "alice", password: SecureBytes(utf8: "one"))
+                == .unchanged)
+        #expect(
+            try credentials.upsert(server: "example.com", account: "alice", password: SecureBytes(utf8: "two"))
+                == .updated)
+        try credentials.upsert(server: "example.com", account: "bob", password: SecureBytes(utf8: "b"))
+        try credentials.upsert(server: "example.com", port: 8443, account: "alice", password: SecureBytes(utf8: "alt"))
+        try credentials.upsert(server: "other.example", account: "carol", password: SecureBytes(utf8: "c"))
+        let reopened = try open(store).credentials
+        #expect(try reopened.count() == 4)
+        #expect(try reopened.find(server: "example.com").map(\.account) == ["alice", "bob"])
+        #expect(try reopened.find(server: "example.com").map(\.passwordText) == ["two", "b"])
+        #expect(try reopened.find(server: "example.com", port: 8443).map(\.passwordText) == ["alt"])
+        #expect(try reopened.delete(server: "example.com", account: "bob"))
+        #expect(try !reopened.delete(server: "example.com", account: "bob"))
+        #expect(try reopened.count() == 3)
+        let vault = try open(store)
+        try vault.neverSave.mark("never.example")
+        #expect(try vault.neverSave.isMarked("never.example"))
+        let report = try vault.integrityReport()
+        #expect(report.damagedCredentials == 0 && report.recordSetMatchesCommitment && report.parentDomainIndexMatches)
+        #expect(report.credentialsChecked == 3)
+    }
+
+    @Test("apps, verdicts and tokens through the gate; the audit chain verifies", arguments: StorageEngine.allCases)
+    func gateAndAudit(engine: StorageEngine) async throws {
+        let directory = try TemporaryDirectory()
+        let store = try engine.freshStore(in: directory)
+        let vault = try create(store)
+        try vault.apps.register(
+            Self.app, entitlements: Entitlements(strings: ["webcredentials:shop.example"]), at: Date())
+        try VaultTestSupport.approve(Self.app, for: ["webcredentials:shop.example"], in: vault)
+        let facade = SharedWebCredentials(app: Self.app, vault: vault, verifier: nil)
+        try await facade.add(
+            domain: Self.shop, account: "alice", password: SecureBytes(utf8: "pw1"), confirm: { _ in true })
+        let released = try await facade.request(domain: Self.shop)
+        #expect(released.map(\.passwordText) == ["pw1"])
+        await #expect(throws: SharedWebCredentialsError.self) {
+            _ = try await SharedWebCredentials(app: Self.app, vault: vault, verifier: nil)
+                .request(domain: try DomainTarget("elsewhere.example"))
+        }
+
+        let issued = try vault.appTokens.create(
+            app: Self.app, permissions: [.request], consent: .none, expiresAt: nil, now: Date())
+        #expect(try await vault.appTokens.authenticate(issued.token).app == Self.app)
+        #expect(try vault.appTokens.revoke(id: issued.record.id))
+        #expect(VaultTestSupport.errorCode { _ = try vault.appTokens.authenticate(issued.token) } == .vaultLocked)
+
+        let reopened = try open(store)
+        let entries = try reopened.audit.entries()
+        #expect(entries.count >= 3)
+        let verification = try reopened.audit.verify()
+        #expect(verification.problem == nil && verification.entriesChecked == entries.count)
+        #expect(try reopened.apps.all().map(\.identifier) == [Self.app])
+        #expect(try reopened.integrityReport().untrustedVerdicts == 0)
+    }
+
+    @Test(
+        "concurrent changes and audit entries: every one saved, the chain linear and intact",
+        arguments: StorageEngine.allCases)
+    func concurrentWriters(engine: StorageEngine) async throws {
+        let directory = try TemporaryDirectory()
+        let vault = try create(try engine.freshStore(in: directory))
+        try vault.apps.register(
+            Self.app, entitlements: Entitlements(strings: ["webcredentials:shop.example"]), at: Date())
+        try VaultTestSupport.approve(Self.app, for: ["webcredentials:shop.example"], in: vault)
+        let facade = SharedWebCredentials(app: Self.app, vault: vault, verifier: nil)
+        let before = try vault.audit.entries().count
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<24 {
+                group.addTask {
+                    if index.isMultiple(of: 2) {
+                        try await facade.add(
+                            domain: Self.shop, account: "user\(index)", password: SecureBytes(utf8: "pw\(index)"),
+                            confirm: { _ in true })
+                    } else {
+                        _ = try await vault.audit.append(AuditEvent(actor: .owner, operation: .export))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try vault.credentials.count() == 12)
+        let entries = try vault.audit.entries()
+        #expect(entries.count == before + 24)
+        #expect(try vault.audit.verify().problem == nil)
+        #expect(try vault.integrityReport().recordSetMatchesCommitment)
+    }
+
+    @Test("a vault copied from SQLite to PostgreSQL row by row opens and verifies there, byte for byte")
+    func copiedBetweenEngines() async throws {
+        let directory = try TemporaryDirectory()
+        let sqlite = try StorageEngine.sqlite.freshStore(in: directory)
+        let source = try create(sqlite)
+        try source.credentials.upsert(
+            server: "example.com", account: "alice", password: SecureBytes(utf8: "sealed-once"))
+        try source.apps.register(
+            Self.app, entitlements: Entitlements(strings: ["webcredentials:shop.example"]), at: Date())
+        try VaultTestSupport.approve(Self.app, for: ["webcredentials:shop.example"], in: source)
+        let issued = try source.appTokens.create(
+            app: Self.app, permissions: [.request], consent: .none, expiresAt: nil, now: Date())
+        try source.neverSave.mark("never.example")
+
+        let postgresql = try StorageEngine.postgresql.freshStore(in: directory)
+        guard case .postgresql(let url, _) = postgresql else { return }
+        let destination = try PostgresStorage(url: url, password: nil, busyTimeout: 10)
+        try destination.migrate()
+        let tables = [
+            "vault_meta", "credentials", "credential_domains", "never_save", "apps", "associations", "app_tokens",
+            "audit_log",
+        ]
+        var copied = 0
+        for table in tables {
+            let columns = try await destination.read { db in
+                try db.rows(
+                    "SELECT column_name::text FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+                    [.text(table)]
+                ).compactMap { $0.text(0) }
+            }
+            let list = columns.joined(separator: ", ")
+            let rows = try await source.storage.read { db in try db.rows("SELECT \(list) FROM \(table)") }
+            let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+            try await destination.write { db in
+                for row in rows {
+                    try db.execute("INSERT INTO \(table) (\(list)) VALUES (\(placeholders))", row.values)
+                }
+            }
+            // Every value comes back exactly as SQLite held it.
+            let back = try await destination.read { db in try db.rows("SELECT \(list) FROM \(table)") }
+            #expect(Set(back.map(\.values)) == Set(rows.map(\.values)), "\(table)")
+            copied += rows.count
+        }
+        #expect(copied > 8)
+
+        let vault = try open(postgresql)
+        #expect(try vault.credentials.find(server: "example.com").map(\.passwordText) == ["sealed-once"])
+        #expect(try vault.neverSave.isMarked("never.example"))
+        #expect(try await vault.appTokens.authenticate(issued.token).app == Self.app)
+        let report = try vault.integrityReport()
+        #expect(report.damagedCredentials == 0 && report.untrustedVerdicts == 0 && report.untrustedApps.isEmpty)
+        #expect(report.recordSetMatchesCommitment && report.parentDomainIndexMatches)
+        #expect(try vault.audit.verify().problem == nil)
+    }
+
+    @Test("a trigger added by the database's owner makes open refuse the vault, naming the trigger")
+    func triggerRefused() throws {
+        let directory = try TemporaryDirectory()
+        let store = try StorageEngine.postgresql.freshStore(in: directory)
+        _ = try create(store)
+        guard case .postgresql(let url, _) = store else { return }
+        let raw = "postgresql://\(url.user)@/\(url.database)?host=\(url.socketDirectory ?? "")"
+        try TestPostgres.psql(
+            raw,
+            """
+            CREATE SCHEMA elsewhere;
+            CREATE FUNCTION elsewhere.approve() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN NEW.verdict := 'approved'; RETURN NEW; END $$;
+            CREATE TRIGGER approve_everything BEFORE INSERT OR UPDATE ON associations
+                FOR EACH ROW EXECUTE FUNCTION elsewhere.approve();
+            """)
+        do {
+            _ = try open(store)
+            Issue.record("the vault opened with a trigger on associations")
+        } catch let error as SharedWebCredentialsError {
+            #expect(error.code == .integrityFailure)
+            #expect(error.message.contains("associations.approve_everything"), "\(error.message)")
+        }
+        #expect(VaultTestSupport.errorCode { _ = try Vault.inspect(store: store) } == .integrityFailure)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Synchronization
+
+/// A real PostgreSQL for the tests, never a mock: the cluster `Scripts/postgres start` runs (once
+/// per test process; the script is idempotent and serialises concurrent callers), or the one
+/// `SWCRED_TEST_POSTGRES_URL` names. Each test gets a database of its own, made by ``freshDatabase()``.
+///
+/// Without PostgreSQL 15 (Scripts/bootstrap installs it) the tests that need it fail with the
+/// command to run; they never skip.
+public enum TestPostgres {
+    /// The failure to start or reach the cluster.
+    public struct Unavailable: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    private static let cluster = Mutex<String?>(nil)
+
+    /// The checkout's root (for Scripts/postgres).
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+    }
+
+    /// The URL of the cluster's administrative database, starting the cluster the first time.
+    public static func clusterURL() throws -> String {
+        try cluster.withLock { url in
+            if let url { return url }
+            if let given = ProcessInfo.processInfo.environment["SWCRED_TEST_POSTGRES_URL"], !given.isEmpty {
+                url = given
+                return given
+            }
+            let result = try run(
+                packageRoot.appendingPathComponent("Scripts/postgres").path, ["start"])
+            guard result.status == 0, let line = result.stdout.split(separator: "\n").last else {
+                throw Unavailable(
+                    description:
+                        "Scripts/postgres start failed (\(result.status)): \(result.stderr). Run Scripts/bootstrap to install PostgreSQL 15."
+                )
+            }
+            url = String(line)
+            return String(line)
+        }
+    }
+
+    /// A new, empty database on the cluster, owned by the cluster's role; its URL.
+    public static func freshDatabase() throws -> String {
+        let admin = try clusterURL()
+        let name = "swcred_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try psql(admin, "CREATE DATABASE \(name)")
+        guard var components = URLComponents(string: admin) else {
+            throw Unavailable(description: "cannot parse \(admin)")
+        }
+        components.path = "/" + name
+        return components.string!
+    }
+
+    /// Runs `sql` with `psql` on the database of `url`, as its owner would from a shell (the
+    /// attacker of the tamper tests); returns what it printed (unaligned, tuples only).
+    @discardableResult
+    public static func psql(_ url: String, _ sql: String) throws -> String {
+        let result = try run("/usr/bin/psql", ["-X", "-v", "ON_ERROR_STOP=1", "-Atq", "-d", url, "-c", sql])
+        guard result.status == 0 else {
+            throw Unavailable(description: "psql failed (\(result.status)) on \(sql): \(result.stderr)")
+        }
+        return result.stdout
+    }
+
+    private static func run(
+        _ executable: String, _ arguments: [String]
+    ) throws -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (
+            process.terminationStatus, String(decoding: outData, as: UTF8.self),
+            String(decoding: errData, as: UTF8.self)
+        )
+    }
+}
