@@ -4,9 +4,9 @@ import Foundation
 /// wrote before the storage layer was engine-neutral. Rows MAC'd then must verify byte for byte,
 /// and every engine stores the same text, so dates are formatted and parsed here, not by an engine.
 enum StoreDate {
-    /// `date` as stored: milliseconds truncated, as GRDB's formatter did.
+    /// `date` as stored: to the nearest millisecond, as GRDB's formatter did.
     static func text(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let (days, dayMilliseconds) = floorDivision(milliseconds, 86_400_000)
         let (year, month, day) = civil(fromDays: days)
         let seconds = dayMilliseconds / 1000
