@@ -14,9 +14,9 @@ import Foundation
 /// - UV: never. Nothing in the request path verifies the person (the owner's passphrase unlocked
 ///   the service once, not for this request), so `userVerification: "required"` is refused with
 ///   `NotAllowedError`.
-/// - BE set and BS clear: the vault's policy lets a passkey leave through an export (CXF; the
-///   export does not carry passkeys yet), so it is eligible for backup; swcred cannot know whether
-///   an export was kept, so it never claims it is backed up.
+/// - BE set and BS clear: the vault's policy lets a passkey leave through an export (CXF), so it
+///   is eligible for backup; swcred cannot know whether an export was kept, so it never claims it
+///   is backed up.
 /// - The signature counter is always 0 and the AAGUID all zeros, as Apple's synced passkeys.
 ///
 /// The client data's origin comes from the app's registration: `https://RPID` for an Apple app,

@@ -38,25 +38,42 @@ public struct CredentialExport {
             "\(path) already exists, and swcred never overwrites a file: choose a new name, or remove it first")
     }
 
-    /// Writes every credential of `vault` to `descriptor` (in batches, so memory stays flat) and
-    /// returns how many were written. The export is recorded in the audit log first: if the entry
-    /// cannot be written, no password is. Throws `.integrityFailure` at a damaged record, or
-    /// `.storageFailure` if the entry or the output cannot be written.
+    /// What an export wrote.
+    public struct Counts: Sendable, Equatable {
+        /// Passwords written.
+        public let credentials: Int
+        /// Passkeys written (only CXF carries them; 0 for the other formats).
+        public let passkeys: Int
+    }
+
+    /// Writes every credential of `vault` to `descriptor` (in batches, so memory stays flat),
+    /// and for CXF every passkey too, and returns how many were written. The export is recorded
+    /// in the audit log first: if the entry cannot be written, no password is. Throws
+    /// `.integrityFailure` at a damaged record, or `.storageFailure` if the entry or the output
+    /// cannot be written.
     @discardableResult
-    public func write(_ vault: Vault, to descriptor: Int32) throws -> Int {
+    public func write(_ vault: Vault, to descriptor: Int32) throws -> Counts {
         try vault.audit.append(AuditEvent(actor: .owner, operation: .export))
         let encoder = ExportEncoder(format: format)
         var output = ExportOutput(descriptor: descriptor)
         try output.append(encoder.prefix)
-        var count = 0
+        var credentials = 0
         try vault.credentials.forEach { credential in
-            if count > 0 { try output.append(encoder.separator) }
+            if credentials > 0 { try output.append(encoder.separator) }
             try output.append(encoder.record(credential))
-            count += 1
+            credentials += 1
+        }
+        var passkeys = 0
+        if format.carriesPasskeys {
+            try vault.passkeys.forEachWithPrivateKey { passkey in
+                if credentials + passkeys > 0 { try output.append(encoder.separator) }
+                try output.append(encoder.record(passkey))
+                passkeys += 1
+            }
         }
         try output.append(encoder.suffix)
         try output.flush()
-        return count
+        return Counts(credentials: credentials, passkeys: passkeys)
     }
 }
 

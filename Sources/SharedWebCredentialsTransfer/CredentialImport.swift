@@ -44,8 +44,10 @@ public struct CredentialImport {
         do {
             try store.batch { batch in
                 var applier = try ConflictApplier(batch: batch, policy: policy)
+                var lastLocation: String?
                 try reader.forEach { element in
-                    summary.entries += 1
+                    if element.location != lastLocation { summary.entries += 1 }
+                    lastLocation = element.location
                     if summary.entries % 1000 == 0 { progress?(reader.bytesRead, total) }
                     try apply(element, with: &applier, to: &summary)
                 }
@@ -77,6 +79,13 @@ public struct CredentialImport {
             summary.skipped.append((location, .invalid(problem)))
         case .entry(let entry):
             try applyEntry(entry, with: &applier, to: &summary)
+        case .passkey(let location, let passkey, let modified):
+            switch try applier.apply(passkey, modified: modified, location: location) {
+            case .outcome(.added): summary.passkeysAdded += 1
+            case .outcome(.updated): summary.passkeysReplaced += 1
+            case .outcome(.unchanged): summary.passkeysUnchanged += 1
+            case .skipped(let reason): summary.skipped.append((location, reason))
+            }
         }
     }
 

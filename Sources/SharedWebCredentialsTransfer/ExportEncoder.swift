@@ -85,6 +85,12 @@ struct ExportEncoder {
         }
     }
 
+    /// One passkey's record (CXF only), its private key included: it is what an export is.
+    func record(_ passkey: Passkey) throws -> String {
+        precondition(format.carriesPasskeys, "\(format) carries no passkeys")
+        return try Self.json(CXFPasskey.item(passkey, id: Self.randomID()))
+    }
+
     private static func json(_ object: [String: Any]) throws -> String {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self)

@@ -28,11 +28,21 @@ struct ImportEntry {
 enum ImportElement {
     /// A login to import.
     case entry(ImportEntry)
+    /// A passkey to import (CXF), with the time its item was last modified.
+    case passkey(location: String, Passkey, modified: Date?)
     /// Something that is not a login to import, and why (counted in the summary).
     case skipped(location: String, reason: SkipReason)
     /// A malformed row or item: the import fails unless `--skip-invalid` is given. `problem`
     /// never holds a secret from the file.
     case invalid(location: String, problem: String)
+
+    /// Where in the file it comes from (one item can give a login and passkeys).
+    var location: String {
+        switch self {
+        case .entry(let entry): entry.location
+        case .passkey(let location, _, _), .skipped(let location, _), .invalid(let location, _): location
+        }
+    }
 }
 
 /// Why a row or item of an import file added nothing to the vault.
@@ -46,8 +56,11 @@ public enum SkipReason: Hashable, Sendable, CustomStringConvertible {
     /// A URL that is not a website's (`ssh:`, `file:`, Firefox's `chrome:`, or text that is no
     /// host name): the vault stores credentials by website. What it is, without its content.
     case notAWebsite(String)
-    /// An entry of another type than a login (a note, a card, a passkey…).
+    /// An entry of another type than a login (a note, a card…).
     case notALogin(type: String)
+    /// A passkey whose key swcred cannot sign with: its relying party and what the key is
+    /// ("login.example.com with an RSA key").
+    case unsupportedPasskey(String)
     /// The item is in the exporting app's trash (deleted there).
     case trashed
     /// The vault already has this credential with another password (`--on-conflict skip`).
@@ -67,6 +80,7 @@ public enum SkipReason: Hashable, Sendable, CustomStringConvertible {
         case .androidApp: "Android app (the vault stores credentials by website)"
         case .notAWebsite: "not a website (the vault stores credentials by website)"
         case .notALogin: "not a login"
+        case .unsupportedPasskey: "a passkey of an algorithm swcred does not sign with"
         case .trashed: "in the trash (deleted in the exporting app)"
         case .exists: "already saved with another password (--on-conflict skip)"
         case .duplicate: "duplicate in the file (--on-conflict skip)"
@@ -80,6 +94,8 @@ public enum SkipReason: Hashable, Sendable, CustomStringConvertible {
         case .androidApp(let package): "Android app \(package): the vault stores credentials by website only"
         case .notAWebsite(let what): "not a website (\(what)): the vault stores credentials by website only"
         case .notALogin(let type): "not a login (\(type))"
+        case .unsupportedPasskey(let what):
+            "a passkey for \(what): swcred signs only with ES256 (P-256) and Ed25519"
         case .duplicate(let first): "duplicate of \(first)"
         case .invalid(let problem): problem
         default: category

@@ -48,8 +48,11 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     case chromeCSV = "chrome-csv"
     /// Bitwarden's unencrypted JSON: everything, times included.
     case bitwardenJSON = "bitwarden-json"
-    /// CXF 1.0 JSON: everything, times included.
+    /// CXF 1.0 JSON: everything, times and passkeys included.
     case cxf = "cxf"
+
+    /// Whether the format carries passkeys (CXF only).
+    public var carriesPasskeys: Bool { self == .cxf }
 
     /// What the format cannot carry, for the warning before writing (empty when nothing is lost).
     public var lostFields: [String] {

@@ -10,6 +10,10 @@ public struct ImportSummary: Sendable {
     public internal(set) var added = 0
     public internal(set) var updated = 0
     public internal(set) var unchanged = 0
+    /// Passkeys (CXF) added, replacing one with the same credential ID, or already there as they are.
+    public internal(set) var passkeysAdded = 0
+    public internal(set) var passkeysReplaced = 0
+    public internal(set) var passkeysUnchanged = 0
     /// Each skipped row or item (its location, such as `row 7`) with its reason, in file order.
     public internal(set) var skipped: [(location: String, reason: SkipReason)] = []
     /// Rows or items whose URL was `http:`: imported, but the site sends the password in clear.
@@ -31,5 +35,8 @@ public struct ImportSummary: Sendable {
     }
 
     /// Whether anything would change in the vault.
-    public var changesVault: Bool { added + updated > 0 }
+    public var changesVault: Bool { added + updated + passkeysAdded + passkeysReplaced > 0 }
+
+    /// Whether the file gave any passkey (to show their counts only then).
+    public var hasPasskeys: Bool { passkeysAdded + passkeysReplaced + passkeysUnchanged > 0 }
 }

@@ -7,7 +7,7 @@ import SharedWebCredentials
 final class JSONImportReader: ImportReader {
     let format: ImportFormat
     private let items: [[String: Any]]
-    private let read: ([String: Any], String) -> ImportElement
+    private let read: ([String: Any], String) -> [ImportElement]
     private(set) var bytesRead = 0
 
     init(format: ImportFormat, json: Any, path: String) throws {
@@ -27,7 +27,7 @@ final class JSONImportReader: ImportReader {
                 throw Self.shape(path, format, "it has no \"items\" array")
             }
             self.items = items
-            read = BitwardenJSONItem.element
+            read = { [BitwardenJSONItem.element($0, location: $1)] }
         case .cxf:
             // The full file (a header with `accounts`), or one bare account (`items`), as Apple's
             // credential-exchange API hands it over.
@@ -38,21 +38,23 @@ final class JSONImportReader: ImportReader {
             } else {
                 throw Self.shape(path, format, "it has neither an \"accounts\" array nor an account's \"items\"")
             }
-            read = CXFItem.element
+            read = CXFItem.elements
         case .onePassword1PUX:
             guard let accounts = root["accounts"] as? [[String: Any]] else {
                 throw Self.shape(path, format, "export.data has no \"accounts\" array")
             }
             let vaults = accounts.flatMap { $0["vaults"] as? [[String: Any]] ?? [] }
             items = vaults.flatMap { $0["items"] as? [[String: Any]] ?? [] }
-            read = OnePUXItem.element
+            read = { [OnePUXItem.element($0, location: $1)] }
         default:
             preconditionFailure("\(format) is not a JSON format")
         }
     }
 
     func forEach(_ body: (ImportElement) throws -> Void) throws {
-        for (index, item) in items.enumerated() { try body(read(item, "item \(index + 1)")) }
+        for (index, item) in items.enumerated() {
+            for element in read(item, "item \(index + 1)") { try body(element) }
+        }
     }
 
     /// The JSON format of a parsed file, claimed only on that format's own shape: `accounts` with
@@ -148,17 +150,30 @@ enum BitwardenJSONItem {
     }
 }
 
-/// A CXF 1.0 item: `scope.urls`, a `basic-auth` credential, and optionally `note` and `totp`
-/// credentials; an item without `basic-auth` (a passkey, a card…) is skipped.
+/// A CXF 1.0 item: its `passkey` credentials (``CXFPasskey``), and a login made of `scope.urls`,
+/// a `basic-auth` credential, and optionally `note` and `totp` credentials; an item with neither
+/// (a card, a note alone…) is skipped.
 enum CXFItem {
-    static func element(_ item: [String: Any], location: String) -> ImportElement {
+    static func elements(_ item: [String: Any], location: String) -> [ImportElement] {
         let credentials = item["credentials"] as? [[String: Any]] ?? []
-        guard let basic = credentials.first(where: { string($0, "type") == "basic-auth" }) else {
-            let types = credentials.map { string($0, "type") }.filter { !$0.isEmpty }
-            return .skipped(
-                location: location,
-                reason: .notALogin(type: types.isEmpty ? "no credential" : types.joined(separator: ", ")))
+        let passkeys = credentials.filter { string($0, "type") == "passkey" }.map {
+            CXFPasskey.element($0, item: item, location: location)
         }
+        guard let basic = credentials.first(where: { string($0, "type") == "basic-auth" }) else {
+            if !passkeys.isEmpty { return passkeys }
+            let types = credentials.map { string($0, "type") }.filter { !$0.isEmpty }
+            return [
+                .skipped(
+                    location: location,
+                    reason: .notALogin(type: types.isEmpty ? "no credential" : types.joined(separator: ", ")))
+            ]
+        }
+        return passkeys + [login(item, basic: basic, credentials: credentials, location: location)]
+    }
+
+    private static func login(
+        _ item: [String: Any], basic: [String: Any], credentials: [[String: Any]], location: String
+    ) -> ImportElement {
         func value(_ object: [String: Any]?, _ key: String) -> String {
             string(object?[key] as? [String: Any], "value")
         }

@@ -11,7 +11,7 @@ import Foundation
 /// 16...1023 bytes, user handle 1...64, private key 32), text that is not UTF-8, an RP ID that is
 /// not in normalised form, or bytes after the last field all refuse the payload. Authentication
 /// of the sealed blob makes such a payload a bug or a newer format, never an attacker's, so the
-/// refusal is an integrity failure. Not yet wired into the vault.
+/// refusal is an integrity failure.
 public enum PasskeyPayload {
     /// The version written.
     public static let version: UInt8 = 1
@@ -91,10 +91,14 @@ struct PayloadWriter {
         append(bytes: bytes)
     }
 
-    private mutating func append(bytes: UnsafeRawBufferPointer) {
+    mutating func append(bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return }
         UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + bytes.count)]).copyMemory(from: bytes)
         offset += bytes.count
+    }
+
+    mutating func append(bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append(bytes: $0) }
     }
 }
 

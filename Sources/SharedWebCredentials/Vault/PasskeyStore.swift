@@ -34,19 +34,29 @@ public struct PasskeyStore: Sendable {
         }
     }
 
+    /// How many passkeys the vault holds.
+    public func count() throws -> Int {
+        try vault.read { db, _ in Int(try db.integer("SELECT count(*) FROM passkeys") ?? 0) }
+    }
+
+    /// Calls `body` with every passkey, private key included, in one read transaction: what an
+    /// export writes. A row that fails authentication fails the whole call.
+    public func forEachWithPrivateKey(_ body: (Passkey) throws -> Void) throws {
+        try vault.read { db, keys in
+            for passkey in try Self.openAll(db, keys: keys, vault: vault, where: nil) { try body(passkey) }
+        }
+    }
+
     /// Removes the passkey with this credential ID (base64url), with a `passkey-remove` audit
     /// entry in the same transaction. Returns whether there was one (none: nothing recorded).
     @discardableResult
     public func remove(credentialID: String) throws -> Bool {
         let id = try Self.credentialID(credentialID)
         return try vault.write(records: { db, keys, commitment in
-            let index = keys.passkeyCredentialIndex(id)
-            guard let passkey = try Self.openAll(db, keys: keys, vault: vault, where: index).first,
-                let row = try db.row("SELECT id, version FROM passkeys WHERE credential_index = ?", [.blob(index)]),
-                let rowID = row.blob(0), let version = row.integer(1)
+            guard
+                let passkey = try Self.delete(
+                    credentialID: id, db: db, keys: keys, vault: vault, commitment: commitment)
             else { return false }
-            _ = try db.execute("DELETE FROM passkeys WHERE credential_index = ?", [.blob(index)])
-            commitment.removePasskey(id: rowID, version: version, keys: keys)
             try AuditChain.append(
                 AuditEvent(
                     actor: .owner, operation: .passkeyRemove, domain: passkey.rpID.value, account: passkey.userName,
@@ -73,6 +83,26 @@ public struct PasskeyStore: Sendable {
                 .integer(version),
             ])
         commitment.insertPasskey(id: id, version: version, keys: keys)
+    }
+
+    /// Deletes the passkey with this credential ID and takes it out of the commitment; returns
+    /// it, or nil when there is none. The caller audits.
+    static func delete(
+        credentialID: [UInt8], db: any StoreWriter, keys: VaultKeys, vault: Vault, commitment: RecordCommitment
+    ) throws -> Passkey? {
+        let index = keys.passkeyCredentialIndex(credentialID)
+        guard let passkey = try openAll(db, keys: keys, vault: vault, where: index).first,
+            let row = try db.row("SELECT id, version FROM passkeys WHERE credential_index = ?", [.blob(index)]),
+            let rowID = row.blob(0), let version = row.integer(1)
+        else { return nil }
+        _ = try db.execute("DELETE FROM passkeys WHERE credential_index = ?", [.blob(index)])
+        commitment.removePasskey(id: rowID, version: version, keys: keys)
+        return passkey
+    }
+
+    /// The passkey with this credential ID, opened, or nil.
+    static func find(credentialID: [UInt8], db: any StoreReader, keys: VaultKeys, vault: Vault) throws -> Passkey? {
+        try openAll(db, keys: keys, vault: vault, where: keys.passkeyCredentialIndex(credentialID)).first
     }
 
     /// The passkeys of `rpID`, opened; a row that fails authentication fails the read.

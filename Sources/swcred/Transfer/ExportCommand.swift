@@ -23,7 +23,9 @@ struct ExportCommand: ParsableCommand {
             pass --yes (without it, off a terminal, swcred exits 6).
 
             apple-csv and bitwarden-json and cxf carry labels, notes and one-time-password URIs; \
-            chrome-csv loses the URIs; only the JSON formats keep the created and modified times.
+            chrome-csv loses the URIs; only the JSON formats keep the created and modified times; \
+            only cxf carries passkeys (their private keys, as PKCS#8), which `swcred import` \
+            reads back.
 
             Examples:
               swcred export --format apple-csv --output ~/passwords.csv
@@ -53,20 +55,30 @@ struct ExportCommand: ParsableCommand {
         }
         let opened = try vault.openVault()
         let count = try opened.credentials.count()
+        let passkeys = try opened.passkeys.count()
         let destination = toStandardOutput ? "standard output" : output
         Terminal.printWarning("the export is not encrypted: anyone who can read \(destination) can read every password")
         if !format.lostFields.isEmpty {
             Terminal.printWarning(
                 "\(format.rawValue) cannot carry \(format.lostFields.joined(separator: " or ")): they are left out")
         }
-        try confirm(count: count, destination: destination)
+        if passkeys > 0, !format.carriesPasskeys {
+            Terminal.printWarning(
+                "\(format.rawValue) cannot carry passkeys: the vault's \(Self.passkeys(passkeys)) are left out (export with --format cxf to keep them)"
+            )
+        }
+        try confirm(
+            what: format.carriesPasskeys && passkeys > 0
+                ? "\(count) passwords and \(Self.passkeys(passkeys))" : "\(count) passwords",
+            destination: destination)
         let exporter = CredentialExport(format: format)
+        let written: CredentialExport.Counts
         if toStandardOutput {
-            try exporter.write(opened, to: STDOUT_FILENO)
+            written = try exporter.write(opened, to: STDOUT_FILENO)
         } else {
             let descriptor = try CredentialExport.createFile(at: output)
             do {
-                try exporter.write(opened, to: descriptor)
+                written = try exporter.write(opened, to: descriptor)
                 guard fsync(descriptor) == 0, close(descriptor) == 0 else {
                     throw SharedWebCredentialsError(
                         .storageFailure, "the export to \(output) could not be saved to disk")
@@ -77,18 +89,23 @@ struct ExportCommand: ParsableCommand {
                 throw error
             }
         }
-        Terminal.writeToStandardError("swcred: exported \(count) credentials to \(Terminal.displayable(destination))\n")
+        let passkeysWritten = written.passkeys > 0 ? " and \(Self.passkeys(written.passkeys))" : ""
+        Terminal.writeToStandardError(
+            "swcred: exported \(written.credentials) credentials\(passkeysWritten) to \(Terminal.displayable(destination))\n"
+        )
     }
 
-    private func confirm(count: Int, destination: String) throws {
+    private static func passkeys(_ count: Int) -> String { count == 1 ? "1 passkey" : "\(count) passkeys" }
+
+    private func confirm(what: String, destination: String) throws {
         if yes { return }
         guard Consent.canAsk else {
             throw SharedWebCredentialsError(
                 .declined,
-                "confirmation required: exporting \(count) passwords unencrypted needs a terminal to ask on, or --yes; nothing was written"
+                "confirmation required: exporting \(what) unencrypted needs a terminal to ask on, or --yes; nothing was written"
             )
         }
-        guard Consent.ask("Write \(count) passwords unencrypted to \(Terminal.displayable(destination))?") else {
+        guard Consent.ask("Write \(what) unencrypted to \(Terminal.displayable(destination))?") else {
             throw SharedWebCredentialsError(.declined, "declined: nothing was written")
         }
     }

@@ -13,7 +13,8 @@ struct ImportCommand: ParsableCommand {
         abstract: "Import passwords from another password manager's export file.",
         discussion: """
             Reads Apple Passwords / Safari, Chrome, Firefox, Bitwarden (CSV, or unencrypted JSON), \
-            KeePassXC CSV, 1Password 1PUX and CXF 1.0 files. The format is detected from the \
+            KeePassXC CSV, 1Password 1PUX and CXF 1.0 files (passkeys too: ES256 and Ed25519 \
+            keys; one of another algorithm is skipped and listed). The format is detected from the \
             file's header or structure unless --format names it. URLs become the vault's server \
             and port (IDNs in xn-- form; intranet hosts such as https://wiki kept as they are); \
             http: sites are imported but flagged; rows for what is not a website (android://, \
@@ -91,7 +92,7 @@ struct ImportCommand: ParsableCommand {
         guard Consent.canAsk else {
             throw SharedWebCredentialsError(
                 .declined,
-                "confirmation required: importing \(summary.added) new and \(summary.updated) changed credentials needs a terminal to ask on, or --yes; nothing was changed"
+                "confirmation required: importing \(summary.added) new and \(summary.updated) changed credentials\(summary.hasPasskeys ? " and \(summary.passkeysAdded + summary.passkeysReplaced) passkeys" : "") needs a terminal to ask on, or --yes; nothing was changed"
             )
         }
         for line in ImportReport.counts(summary) { Terminal.writeToStandardError(Terminal.displayable(line) + "\n") }

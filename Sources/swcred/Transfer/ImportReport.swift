@@ -14,6 +14,11 @@ enum ImportReport {
             "unchanged:  \(summary.unchanged)",
             "skipped:    \(summary.skipped.count)",
         ]
+        if summary.hasPasskeys {
+            lines.insert(
+                "passkeys:   \(summary.passkeysAdded) added, \(summary.passkeysReplaced) replaced, \(summary.passkeysUnchanged) unchanged",
+                at: 4)
+        }
         for (reason, count) in summary.skippedByReason { lines.append("  \(count) \(reason)") }
         for warning in summary.warnings { lines.append("warning:    \(warning)") }
         if !summary.insecure.isEmpty {
@@ -31,7 +36,10 @@ enum ImportReport {
         if dryRun {
             lines.append("dry run: nothing was written")
         } else if summary.committed {
-            lines.append("imported: \(summary.added + summary.updated) credentials saved")
+            let passkeys = summary.passkeysAdded + summary.passkeysReplaced
+            lines.append(
+                "imported: \(summary.added + summary.updated) credentials\(passkeys > 0 ? " and \(passkeys) passkeys" : "") saved"
+            )
         }
         return lines
     }
@@ -46,6 +54,10 @@ enum ImportReport {
             "added": summary.added,
             "updated": summary.updated,
             "unchanged": summary.unchanged,
+            "passkeys": [
+                "added": summary.passkeysAdded, "replaced": summary.passkeysReplaced,
+                "unchanged": summary.passkeysUnchanged,
+            ],
             "skipped": summary.skipped.map { ["location": $0.location, "reason": $0.reason.description] },
             "skipped_by_reason": Dictionary(
                 uniqueKeysWithValues: summary.skippedByReason.map { ($0.reason, $0.count) }),

@@ -60,7 +60,7 @@ struct ExportTests {
         try Self.fill(source)
         let path = directory.path("export.\(format.rawValue)")
         let descriptor = try CredentialExport.createFile(at: path)
-        #expect(try CredentialExport(format: format).write(source, to: descriptor) == 3)
+        #expect(try CredentialExport(format: format).write(source, to: descriptor).credentials == 3)
         close(descriptor)
 
         let target = try VaultTestSupport.makeVault(in: directory, name: "target.sqlite")

@@ -286,13 +286,17 @@ struct ImportTests {
         #expect(try fixture.credential("wiki.example", "kai").passwordText == "Kee-Pw-11")
     }
 
-    @Test("CXF 1.0: basic-auth with its note and TOTP; a passkey-only item is skipped and counted")
+    @Test("CXF 1.0: basic-auth with its note and TOTP; a passkey-only item gives a passkey; a card is skipped")
     func cxf() throws {
         let fixture = try Fixture()
         let summary = try fixture.run(try fixture.file("export.cxf.json", TransferSamples.cxf))
-        #expect(summary.added == 1)
-        #expect(summary.skipped.map(\.location) == ["item 2"])
-        #expect(summary.skipped.map(\.reason) == [.notALogin(type: "passkey")])
+        #expect(summary.added == 1 && summary.passkeysAdded == 1 && summary.entries == 3)
+        #expect(summary.skipped.map(\.location) == ["item 3"])
+        #expect(summary.skipped.map(\.reason) == [.notALogin(type: "credit-card")])
+        let passkey = try #require(try fixture.vault.passkeys.all().first)
+        #expect(passkey.rpID == "keys.example" && passkey.userName == "bert" && passkey.algorithm == "EdDSA")
+        #expect(passkey.credentialID == "cGFzc2tleS1jcmVkLWlkIQ" && passkey.userHandle == "dXNlcg")
+        #expect(passkey.created == Date(timeIntervalSince1970: 1_700_000_000))
         let bank = try fixture.credential("bank.example", "bert")
         #expect(bank.passwordText == "Cxf-Pw-12" && bank.label == "Bank" && bank.details.notes == "branch 42")
         #expect(

@@ -74,7 +74,8 @@ enum TransferSamples {
 
         """
 
-    /// CXF 1.0: a login with a note and a TOTP, and an item with only a passkey.
+    /// CXF 1.0: a login with a note and a TOTP, an item with only a passkey (an Ed25519 key whose
+    /// seed is the bytes 1 to 32), and a card.
     static let cxf = """
         {"version": {"major": 1, "minor": 0}, "exporterRpId": "exporter.example",
          "exporterDisplayName": "Exporter", "timestamp": 1705228800,
@@ -90,9 +91,10 @@ enum TransferSamples {
                  "algorithm": "sha1", "issuer": "Bank"}]},
              {"id": "SVRFTTI", "creationAt": 1700000000, "modifiedAt": 1705000000, "title": "Passkey only",
               "scope": {"urls": ["https://keys.example/"], "androidApps": []},
-              "credentials": [{"type": "passkey", "credentialId": "Y3JlZA", "rpId": "keys.example",
+              "credentials": [{"type": "passkey", "credentialId": "cGFzc2tleS1jcmVkLWlkIQ", "rpId": "keys.example",
                                "username": "bert", "userDisplayName": "Bert", "userHandle": "dXNlcg",
-                               "key": "a2V5"}]}]}]}
+                               "key": "MC4CAQAwBQYDK2VwBCIEIAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g"}]},
+             {"id": "SVRFTTM", "title": "A card", "credentials": [{"type": "credit-card", "number": "4111"}]}]}]}
         """
 
     /// 1PUX's export.data: a login with a TOTP section field, and a secure note (no login).

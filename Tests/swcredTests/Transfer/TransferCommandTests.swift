@@ -203,3 +203,75 @@ struct TransferCommandTests {
         #expect(refusal.contains("would print every password on the terminal") && !refusal.contains("Cmd-Pw-2"))
     }
 }
+
+/// Passkeys through `swcred import` and `swcred export` (issue 26), with keys written by
+/// Tests/Passkeys/cxf_passkeys.py (pyca/cryptography's PKCS#8).
+extension TransferCommandTests {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// A CXF document holding passkeys of `kinds`, and their credential IDs, from the Python tool.
+    static func foreignPasskeys(_ kinds: [String]) throws -> (document: Data, ids: [String]) {
+        let process = Process()
+        process.executableURL = root.appendingPathComponent(".build-venv/webauthn/bin/python")
+        process.arguments = [root.appendingPathComponent("Tests/Passkeys/cxf_passkeys.py").path]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(
+            try JSONSerialization.data(withJSONObject: ["rp_id": "login.example.com", "passkeys": kinds]))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let answer = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let ids = try #require(answer["passkeys"] as? [[String: Any]]).compactMap { $0["credential_id"] as? String }
+        return (try JSONSerialization.data(withJSONObject: try #require(answer["cxf"])), ids)
+    }
+
+    @Test(
+        "passkeys: imported from CXF (an RSA one listed, not kept), exported only as CXF, and imported again elsewhere")
+    func passkeysThroughCXF() throws {
+        let source = try Fixture()
+        let foreign = try Self.foreignPasskeys(["ES256", "Ed25519", "RSA"])
+        let file = source.directory.path("foreign.json")
+        try foreign.document.write(to: URL(fileURLWithPath: file))
+        let imported = try source.run(["import", file, "--yes"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("passkeys:   2 added, 0 replaced, 0 unchanged"), "\(imported.stdout)")
+        #expect(
+            imported.stdout.contains(
+                "skipped item 3: a passkey for login.example.com with an RSA key: swcred signs only with ES256 (P-256) and Ed25519"
+            ), "\(imported.stdout)")
+        #expect(imported.stdout.contains("imported: 0 credentials and 2 passkeys saved"), "\(imported.stdout)")
+        let listed = try source.run(["passkey", "list"])
+        for id in foreign.ids.prefix(2) { #expect(listed.stdout.contains(id), "\(listed.stdout)") }
+        #expect(!listed.stdout.contains(foreign.ids[2]))
+
+        let csv = try source.run(["export", "--format", "apple-csv", "--output", "-", "--yes"])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        #expect(
+            csv.stderr.contains(
+                "apple-csv cannot carry passkeys: the vault's 2 passkeys are left out (export with --format cxf to keep them)"
+            ), "\(csv.stderr)")
+
+        let exportedFile = source.directory.path("export.json")
+        let exported = try source.run(["export", "--format", "cxf", "--output", exportedFile, "--yes"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stderr.contains("exported 0 credentials and 2 passkeys"), "\(exported.stderr)")
+
+        let destination = try Fixture()
+        let again = try destination.run(["import", exportedFile, "--yes", "--json"])
+        #expect(again.status == 0, "\(again.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: again.stdoutData) as? [String: Any])
+        #expect((json["passkeys"] as? [String: Int])?["added"] == 2, "\(again.stdout)")
+        for id in foreign.ids.prefix(2) {
+            let before = try source.run(["passkey", "show", id])
+            let after = try destination.run(["passkey", "show", id])
+            #expect(after.status == 0 && after.stdout == before.stdout, "\(after.stdout)\n\(before.stdout)")
+        }
+        #expect(try destination.run(["status", "--verify"]).status == 0)
+    }
+}

@@ -1,0 +1,150 @@
+import Crypto
+import Foundation
+import Testing
+
+@testable import SharedWebCredentials
+
+/// A passkey's private key as PKCS#8, the form CXF carries: written as swift-crypto (BoringSSL)
+/// writes it, read back bit for bit, and every malformed or foreign key refused by name.
+@Suite("Passkey private keys as PKCS#8")
+struct PasskeyPKCS8Tests {
+    static func read(_ der: [UInt8]) -> Result<PasskeyPrivateKey, PasskeyPrivateKey.PKCS8Error> {
+        der.withUnsafeBytes { bytes in
+            Result { () throws(PasskeyPrivateKey.PKCS8Error) in try PasskeyPrivateKey(pkcs8: bytes) }
+        }
+    }
+
+    static func bytes(_ secure: SecureBytes) -> [UInt8] { secure.withUnsafeBytes { Array($0) } }
+
+    static func problem(_ der: [UInt8]) -> PasskeyPrivateKey.PKCS8Error? {
+        if case .failure(let error) = read(der) { return error }
+        return nil
+    }
+
+    @Test("ES256: the bytes swift-crypto's derRepresentation writes, and read back from them")
+    func es256MatchesSwiftCrypto() throws {
+        for _ in 0..<20 {
+            let key = PasskeyPrivateKey.generate(.es256)
+            let crypto = try key.secret.withUnsafeBytes { try P256.Signing.PrivateKey(rawRepresentation: $0) }
+            let written = Self.bytes(try key.pkcs8())
+            #expect(written == [UInt8](crypto.derRepresentation))
+            let back = try Self.read([UInt8](crypto.derRepresentation)).get()
+            #expect(back.algorithm == .es256)
+            #expect(back.secret.isEqual(to: key.secret))
+        }
+    }
+
+    @Test("Ed25519: RFC 8410's 48 bytes, read back")
+    func ed25519RoundTrip() throws {
+        let key = PasskeyPrivateKey.generate(.ed25519)
+        let written = Self.bytes(try key.pkcs8())
+        #expect(written.count == 48)
+        #expect(
+            Array(written.prefix(16)) == [
+                0x30, 0x2E, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
+            ])
+        #expect(Array(written.suffix(32)) == Self.bytes(key.secret))
+        let back = try Self.read(written).get()
+        #expect(back.algorithm == .ed25519 && back.secret.isEqual(to: key.secret))
+    }
+
+    @Test("what keys may carry besides the scalar: no public key, a v2 public key, a short scalar")
+    func optionalParts() throws {
+        let key = PasskeyPrivateKey.generate(.es256)
+        let scalar = Self.bytes(key.secret)
+        // SEC 1 inside PKCS#8 without the optional public key (as some encoders write it).
+        let bare: [UInt8] =
+            [0x30, 0x41, 0x02, 0x01, 0x00, 0x30, 0x13, 0x06, 0x07]
+            + PasskeyPrivateKey.ecPublicKeyOID + [0x06, 0x08] + PasskeyPrivateKey.prime256v1OID
+            + [0x04, 0x27, 0x30, 0x25, 0x02, 0x01, 0x01, 0x04, 0x20] + scalar
+        #expect(try Self.read(bare).get().secret.isEqual(to: key.secret))
+
+        // Ed25519 as RFC 5958 v2, with its public key after the private one.
+        let edKey = PasskeyPrivateKey.generate(.ed25519)
+        let edPublic = try edKey.publicKeyBytes().x
+        var v2 = Self.bytes(try edKey.pkcs8())
+        v2[4] = 0x01
+        v2 += [0x81, 0x21, 0x00] + edPublic
+        v2[1] = UInt8(v2.count - 2)
+        #expect(try Self.read(v2).get().secret.isEqual(to: edKey.secret))
+        // ... and the same with another key's public key is refused.
+        var wrong = v2
+        wrong.replaceSubrange((wrong.count - 32)..., with: try PasskeyPrivateKey.generate(.ed25519).publicKeyBytes().x)
+        #expect(Self.problem(wrong) == .malformed("the public key it carries is not its private key's"))
+
+        // A scalar written without its leading zero byte is padded back.
+        let short: [UInt8] = [0x00] + (0..<31).map { _ in UInt8.random(in: 0...255) }
+        let shortKey = try PasskeyPrivateKey(algorithm: .es256, secret: SecureBytes(copying: short))
+        let trimmed: [UInt8] =
+            [0x30, 0x40, 0x02, 0x01, 0x00, 0x30, 0x13, 0x06, 0x07]
+            + PasskeyPrivateKey.ecPublicKeyOID + [0x06, 0x08] + PasskeyPrivateKey.prime256v1OID
+            + [0x04, 0x26, 0x30, 0x24, 0x02, 0x01, 0x01, 0x04, 0x1F] + Array(short.dropFirst())
+        #expect(try Self.read(trimmed).get().secret.isEqual(to: shortKey.secret))
+    }
+
+    @Test("keys of other algorithms are named, not guessed at")
+    func unsupported() {
+        let rsaOID: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]
+        let rsa: [UInt8] = [0x30, 0x14, 0x02, 0x01, 0x00, 0x30, 0x0D, 0x06, 0x09] + rsaOID + [0x05, 0x00, 0x04, 0x00]
+        #expect(Self.problem(rsa) == .unsupported("an RSA key"))
+        let p384: [UInt8] =
+            [0x30, 0x17, 0x02, 0x01, 0x00, 0x30, 0x10, 0x06, 0x07] + PasskeyPrivateKey.ecPublicKeyOID
+            + [0x06, 0x05, 0x2B, 0x81, 0x04, 0x00, 0x22, 0x04, 0x00]
+        #expect(Self.problem(p384) == .unsupported("a key on the elliptic curve P-384"))
+        let other: [UInt8] = [0x30, 0x0B, 0x02, 0x01, 0x00, 0x30, 0x04, 0x06, 0x02, 0x2A, 0x03, 0x04, 0x00]
+        #expect(Self.problem(other) == .unsupported("a key of the algorithm 1.2.3"))
+        #expect(
+            "\(PasskeyPrivateKey.PKCS8Error.unsupported("an RSA key"))"
+                == "its key is an RSA key, and swcred signs only with ES256 (P-256) and Ed25519")
+    }
+
+    @Test("malformed keys are refused, each naming what is wrong")
+    func malformed() throws {
+        let good = Self.bytes(try PasskeyPrivateKey.generate(.es256).pkcs8())
+        let cases: [(String, [UInt8], String)] = [
+            ("empty", [], "the key is missing"),
+            ("truncated", Array(good.dropLast()), "an element is longer than what holds it"),
+            ("trailing bytes", good + [0x00], "bytes follow the key"),
+            (
+                "version 2",
+                {
+                    var d = good; d[5] = 0x02; return d
+                }(), "its version is not 0 or 1"
+            ),
+            (
+                "non-minimal length", [0x30, 0x81, 0x03, 0x02, 0x01, 0x00],
+                "an element's length is not in its shortest form (DER)"
+            ),
+            (
+                "indefinite length", [0x30, 0x80, 0x00, 0x00],
+                "an element's length is not a definite length of one to four bytes"
+            ),
+            ("not a sequence", [0x04, 0x01, 0x00], "the key is not where it should be"),
+            (
+                "ECPrivateKey version 2",
+                {
+                    var d = good; d[33] = 0x02; return d
+                }(), "its ECPrivateKey's version is not 1"
+            ),
+        ]
+        for (name, der, expected) in cases {
+            #expect(Self.problem(der) == .malformed(expected), "\(name)")
+        }
+        // The scalar 0, and the group order n, are not keys.
+        for scalar in [[UInt8](repeating: 0, count: 32), Self.p256Order] {
+            var der = good
+            der.replaceSubrange(36..<68, with: scalar)
+            #expect(Self.problem(der) == .malformed("its private key is not a valid ES256 key"))
+        }
+        // A public key that is not the private key's.
+        var mismatched = good
+        mismatched[good.count - 1] ^= 0x01
+        #expect(Self.problem(mismatched) == .malformed("the public key it carries is not its private key's"))
+    }
+
+    /// The order n of P-256.
+    static let p256Order: [UInt8] = [
+        0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+        0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51,
+    ]
+}
