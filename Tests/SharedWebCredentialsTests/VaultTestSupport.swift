@@ -24,12 +24,21 @@ enum VaultTestSupport {
     /// holds only the entries of what it does.
     static func approve(_ app: ApplicationIdentifier, for entries: [String], in vault: Vault) throws {
         let now = Date()
+        try store(app, for: entries, verdict: .approved, checkedAt: now, approvedAt: now, in: vault)
+    }
+
+    /// Stores a verdict of each entry's site on `app` as it stood after a check at `checkedAt`
+    /// (an approval from `approvedAt`), due again a day after that check.
+    static func store(
+        _ app: ApplicationIdentifier, for entries: [String], verdict: AssociationVerdict, checkedAt: Date,
+        approvedAt: Date?, lastError: String? = nil, in vault: Vault
+    ) throws {
         let records = try entries.map { entry in
             AssociationRecord(
                 service: .webcredentials, app: app,
-                domain: AssociationStore.domainKey(for: try AssociatedDomainEntry(entry)), verdict: .approved,
-                checkedAt: now, nextCheck: now + 86_400, lastError: nil, retryCount: 0, documentDigest: nil,
-                approvedAt: now)
+                domain: AssociationStore.domainKey(for: try AssociatedDomainEntry(entry)), verdict: verdict,
+                checkedAt: checkedAt, nextCheck: checkedAt + 86_400, lastError: lastError, retryCount: 0,
+                documentDigest: nil, approvedAt: approvedAt)
         }
         try vault.write { db, keys in
             for record in records {

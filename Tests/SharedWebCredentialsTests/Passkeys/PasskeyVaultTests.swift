@@ -22,11 +22,20 @@ struct PasskeyVaultTests {
             Self.app,
             entitlements: Entitlements(strings: [
                 "webcredentials:login.example.com", "webcredentials:*.example.org", "webcredentials:port.example:8443",
-                "webcredentials:offline.example",
+                "webcredentials:offline.example", "webcredentials:stale.example", "webcredentials:denied.example",
             ]),
             at: Date())
         try VaultTestSupport.approve(
             Self.app, for: ["webcredentials:login.example.com", "webcredentials:*.example.org"], in: vault)
+        // Approved 31 days ago and not re-checked since: older than the 30 days an approval
+        // survives failed re-checks.
+        let monthAgo = Date() - 31 * 86_400
+        try VaultTestSupport.store(
+            Self.app, for: ["webcredentials:stale.example"], verdict: .approved, checkedAt: monthAgo,
+            approvedAt: monthAgo, in: vault)
+        try VaultTestSupport.store(
+            Self.app, for: ["webcredentials:denied.example"], verdict: .denied, checkedAt: Date(), approvedAt: nil,
+            lastError: "the file lists other apps only", in: vault)
     }
 
     /// The facade, offline: the stored verdicts decide.
@@ -121,13 +130,15 @@ struct PasskeyVaultTests {
     }
 
     @Test(
-        "refused: a wildcard or port entry, an unapproved host, no verdict offline, a public suffix, an IP address; each audited"
+        "refused: a wildcard or port entry, an unapproved host, no, a stale or a denied verdict offline, a public suffix, an IP address; each audited"
     )
     func refusals() async throws {
         for (rpID, code) in [
             ("sub.example.org", SharedWebCredentialsError.Code.notApproved),  // only *.example.org names it
             ("port.example", .missingEntitlement),  // only with :8443
             ("offline.example", .networkFailure),  // never verified, and offline
+            ("stale.example", .notApproved),  // an approval 31 days old, offline
+            ("denied.example", .notApproved),  // the site's last answer left the app out
             ("unlisted.example", .missingEntitlement), ("com", .invalidInput), ("co.uk", .invalidInput),
             ("github.io", .invalidInput), ("192.0.2.1", .invalidInput),
         ] {
@@ -144,6 +155,6 @@ struct PasskeyVaultTests {
         let refused = try vault.audit.entries().filter {
             $0.event.operation == .passkeyCreate && $0.event.outcome != .done
         }
-        #expect(refused.count == 8)
+        #expect(refused.count == 10)
     }
 }
