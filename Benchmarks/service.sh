@@ -68,6 +68,16 @@ echo "### Through the service, against its floor and the CLI"
     "$bin/swcred" "$app" "$domain"
 
 echo
+echo "### A passkey assertion against a password request"
+(umask 077 && "$bin/swcred" app token create "$app" --allow request,passkey-create,passkey-get >passkey-token 2>/dev/null)
+challenge="$(python3 -c 'import base64, os; print(base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=").decode())')"
+printf '{"rp":{"id":"%s","name":"Bench"},"user":{"id":"YmVuY2g","name":"bench@example.com","displayName":"Bench"},"challenge":"%s","pubKeyCredParams":[{"type":"public-key","alg":-7}]}' \
+    "$domain" "$challenge" >create.json
+credential_id="$(SWCRED_SERVER="$work/run/swcred.sock" SWCRED_TOKEN="$(cat passkey-token)" \
+    "$bin/swcred" passkey create <create.json | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')"
+"$bin/service-bench" passkeys "$work/run/swcred.sock" passkey-token "$SWCRED_VAULT" "$app" "$domain" "$credential_id"
+
+echo
 echo "### wrk over the TLS listener (2 threads, 32 connections, 10 s)"
 cat >post.lua <<LUA
 wrk.method = "POST"

@@ -46,7 +46,7 @@ extension SharedWebCredentials {
         return try await passkeyAudited(.passkeyCreate, rpID: { rpText }) {
             let options = try webAuthn { try PasskeyCreationOptions(json: optionsJSON) }
             rpText = options.rpID
-            let (rpID, client) = try await approvedRelyingParty(options.rpID)
+            let (rpID, client, _) = try await approvedRelyingParty(options.rpID, readingPasskeys: false)
             let granted = try await presence()
             let signals = AuthenticatorSignals(presence: granted, verification: nil, backup: Self.passkeyBackup)
             let entry = event(
@@ -81,9 +81,12 @@ extension SharedWebCredentials {
         return try await passkeyAudited(.passkeyGet, rpID: { rpText }) {
             let options = try webAuthn { try PasskeyRequestOptions(json: optionsJSON) }
             rpText = options.rpID
-            let (rpID, client) = try await approvedRelyingParty(options.rpID)
-            let passkeys = try await vault.read { [vault] db, keys in
-                try PasskeyStore.find(rpID, db: db, keys: keys, vault: vault)
+            let (rpID, client, read) = try await approvedRelyingParty(options.rpID, readingPasskeys: true)
+            var passkeys = read ?? []
+            if read == nil {
+                passkeys = try await vault.read { [vault] db, keys in
+                    try PasskeyStore.find(rpID, db: db, keys: keys, vault: vault)
+                }
             }
             let candidates = PasskeyAuthenticator.matching(options, rpID: rpID, among: passkeys)
             guard let chosen = candidates.max(by: { $0.created < $1.created }) else {
@@ -106,12 +109,32 @@ extension SharedWebCredentials {
     }
 
     /// The RP ID of the options, once it is a valid domain, the app has an entry naming exactly
-    /// it, and the gate approves the app for it; and the app's client (its origin).
-    private func approvedRelyingParty(_ text: String) async throws -> (RelyingPartyID, PasskeyClient) {
+    /// it, and the gate approves the app for it; the app's client (its origin); and, when
+    /// `readingPasskeys`, the RP's passkeys as the same read transaction found them (nil when the
+    /// site had to be asked first, so they were not read).
+    ///
+    /// The app, its stored verdict and the passkeys are read in one transaction, as a password
+    /// request reads its credentials (``SharedWebCredentials/request(domain:account:includeShared:)``).
+    private func approvedRelyingParty(
+        _ text: String, readingPasskeys: Bool
+    ) async throws -> (RelyingPartyID, PasskeyClient, [Passkey]?) {
         let rpID = try webAuthn { try RelyingPartyID(text) }
-        let registered = try await registeredApp()
         let domain = DomainTarget(normalizedHost: rpID.value, port: nil)
-        _ = try await gate.authorize(app: registered, domain: domain)
+        let standing = try await vault.read { [self] db, keys in
+            guard let registered = try AppRegistry.find(app, db: db, keys: keys, path: vault.path) else {
+                throw AppRegistry.notRegistered(app)
+            }
+            let entry = try gate.entry(of: registered, covering: domain)
+            let stored = try vault.associations.record(app: registered.identifier, entry: entry, db: db, keys: keys)
+            let settled = try gate.decide(app: registered.identifier, entry: entry, stored: stored) != nil
+            let passkeys =
+                settled && readingPasskeys ? try PasskeyStore.find(rpID, db: db, keys: keys, vault: vault) : nil
+            return (registered: registered, entry: entry, stored: stored, settled: settled, passkeys: passkeys)
+        }
+        let registered = standing.registered
+        if !standing.settled {
+            _ = try await gate.check(app: registered.identifier, entry: standing.entry, stored: standing.stored)
+        }
         let exact = registered.entitlements.webcredentialsEntries.contains {
             !$0.isWildcard && $0.port == nil && $0.host == rpID.value
         }
@@ -125,7 +148,7 @@ extension SharedWebCredentials {
         let client = try PasskeyClient(
             identifier, signingCertificate: identifier.platform == .android ? identifier.signingCertificates.first : nil
         )
-        return (rpID, client)
+        return (rpID, client, standing.passkeys)
     }
 
     /// Runs `body`; a library error is recorded as a refusal of `operation` for the RP ID (when

@@ -16,13 +16,18 @@ struct Target {
 /// Latency of one client: `blocks` rounds, each `perBlock` requests on one keep-alive connection
 /// per target, taking the targets in turn so that both see the same machine load.
 func alternatingLatency(_ targets: [Target], request: [UInt8], blocks: Int, perBlock: Int) throws -> [Samples] {
-    let connections = try targets.map { try UnixHTTPConnection(socketPath: $0.socketPath) }
-    for connection in connections {  // warm up
+    try alternatingLatency(targets.map { ($0, request) }, blocks: blocks, perBlock: perBlock)
+}
+
+/// The same, with a request of its own for each target (two routes of one service, say).
+func alternatingLatency(_ pairs: [(target: Target, request: [UInt8])], blocks: Int, perBlock: Int) throws -> [Samples] {
+    let connections = try pairs.map { (try UnixHTTPConnection(socketPath: $0.target.socketPath), $0.request) }
+    for (connection, request) in connections {  // warm up
         for _ in 0..<perBlock { try expectOK(connection.exchange(request)) }
     }
-    var samples = Array(repeating: Samples(), count: targets.count)
+    var samples = Array(repeating: Samples(), count: pairs.count)
     for _ in 0..<blocks {
-        for (index, connection) in connections.enumerated() {
+        for (index, (connection, request)) in connections.enumerated() {
             samples[index].append(
                 contentsOf: try measure(count: perBlock) { try expectOK(connection.exchange(request)) })
         }

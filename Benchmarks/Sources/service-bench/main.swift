@@ -10,6 +10,9 @@
 //                                       times, in-process, each library call the service makes for
 //                                       one request (where the time beyond the floor goes)
 //   service-bench measure SERVICE_SOCKET SERVICE_PID FLOOR_SOCKET FLOOR_PID TOKEN_FILE SWCRED APP DOMAIN
+//   service-bench passkeys SERVICE_SOCKET TOKEN_FILE VAULT APP DOMAIN CREDENTIAL_ID
+//                                       a passkey assertion against a password request, through the
+//                                       service and in-process, and the signature alone
 import BenchmarkSupport
 import Foundation
 import SharedWebCredentials
@@ -27,6 +30,11 @@ case ("measure", 9):
         service: Target(name: "swcred serve", socketPath: arguments[1], pid: Int32(arguments[2])!),
         floor: Target(name: "floor", socketPath: arguments[3], pid: Int32(arguments[4])!),
         tokenFile: arguments[5], swcred: arguments[6], app: arguments[7], domain: arguments[8])
+case ("passkeys", 7):
+    try await measurePasskeys(
+        service: Target(name: "swcred serve", socketPath: arguments[1], pid: 0), tokenFile: arguments[2],
+        vaultPath: arguments[3], app: try ApplicationIdentifier(arguments[4]), domain: arguments[5],
+        credentialID: arguments[6])
 default:
     FileHandle.standardError.write(Data("usage: see the comment at the top of service-bench/main.swift\n".utf8))
     exit(2)

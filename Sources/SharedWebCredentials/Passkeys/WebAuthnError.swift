@@ -12,10 +12,10 @@ import SharedWebCredentialsCore
 /// | `EncodingError` | a base64url member does not decode | invalid-input (2) |
 /// | `TypeError` | a member is missing, of the wrong type, or unknown | invalid-input (2) |
 ///
-/// `InvalidStateError` maps to invalid-input for now: the library has no code for "such an item
-/// already exists" other than never-save. A `credential-exists` code (exit 12, HTTP 409, Apple's
-/// errSecDuplicateItem, which exit 12 already stands for) is the better fit when the service
-/// routes are added.
+/// `InvalidStateError` maps to invalid-input (HTTP 400, exit 2): DESIGN.md's exit codes have no
+/// "such an item already exists" other than 12, which stands for a never-save marker, and giving
+/// 12 a second meaning would make scripts that read it wrong. The error body and message carry
+/// the WebAuthn name, which is what a WebAuthn client maps to its `DOMException`.
 public struct WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The WebAuthn error names this library uses; the raw value is the `DOMException` name.
     public enum Name: String, Sendable, CaseIterable {
