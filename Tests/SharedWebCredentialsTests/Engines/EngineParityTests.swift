@@ -1,4 +1,5 @@
 import Foundation
+import SharedWebCredentialsPostgres
 import TestSupport
 import Testing
 
