@@ -138,6 +138,7 @@ let package = Package(
             name: "SwcredCommands",
             dependencies: [
                 "SharedWebCredentials",
+                "SwcredHardening",
                 "SharedWebCredentialsClient",
                 "SharedWebCredentialsTransfer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,3 +1,4 @@
+import SharedWebCredentials
 import SharedWebCredentialsData
 import Synchronization
 
