@@ -9,10 +9,8 @@ let package = Package(
         .library(name: "SharedWebCredentialsCore", targets: ["SharedWebCredentialsCore"]),
         .library(name: "SharedWebCredentialsClient", targets: ["SharedWebCredentialsClient"]),
         .library(name: "SharedWebCredentialsTransfer", targets: ["SharedWebCredentialsTransfer"]),
-        .library(name: "SharedWebCredentialsPostgres", targets: ["SharedWebCredentialsPostgres"]),
         .executable(name: "swcred", targets: ["swcred"]),
         .executable(name: "swcred-serve", targets: ["swcred-serve"]),
-        .executable(name: "swcred-postgres", targets: ["swcred-postgres"]),
     ],
     traits: [
         .trait(
@@ -73,6 +71,7 @@ let package = Package(
                 "CZxcvbn",
                 "CSQLiteHardening",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -81,20 +80,6 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
-        ),
-        // The PostgreSQL engine (`--store postgresql://`), a module of its own so that programs
-        // that never use it (`swcred` itself) do not link PostgresNIO: PostgreSQLEngine.register().
-        .target(
-            name: "SharedWebCredentialsPostgres",
-            dependencies: [
-                "SharedWebCredentials",
-                "SharedWebCredentialsData",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // Import from other password managers' files and export to open formats.
@@ -133,32 +118,20 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        // The command line's commands, shared by `swcred` and `swcred-postgres`.
-        .target(
-            name: "SwcredCommands",
+        .executableTarget(
+            name: "swcred",
             dependencies: [
                 "SharedWebCredentials",
                 "SwcredHardening",
                 "SharedWebCredentialsClient",
                 "SharedWebCredentialsTransfer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
-        .executableTarget(
-            name: "swcred",
-            dependencies: ["SwcredCommands", "SwcredHardening"],
+            ],
             // The static Swift runtime's link arguments export every symbol of the package's own
             // objects (47,000, 4 MB of .dynsym and .dynstr), and the runtime's start-up calls
             // dladdr, which searches that table linearly: 1.6 M instructions of every call, 7% of
             // `swcred --version` (Benchmarks/README.md, Start-up). Nothing looks them up: crash
             // backtraces read the file's own symbol table. A no-op for dynamic (debug) builds.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
-        ),
-        // `swcred` with the PostgreSQL engine, which `swcred` runs for commands naming a
-        // PostgreSQL store.
-        .executableTarget(
-            name: "swcred-postgres",
-            dependencies: ["SwcredCommands", "SwcredHardening", "SharedWebCredentialsPostgres"],
             linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
         ),
         // The vault service (`swcred serve` runs it): Hummingbird on a Unix socket.
@@ -189,7 +162,6 @@ let package = Package(
             dependencies: [
                 "SwcredService",
                 "SharedWebCredentials",
-                "SharedWebCredentialsPostgres",
                 "SwcredHardening",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -218,8 +190,7 @@ let package = Package(
         .testTarget(
             name: "SharedWebCredentialsTests",
             dependencies: [
-                "SharedWebCredentials", "SharedWebCredentialsData", "SharedWebCredentialsTransfer",
-                "SharedWebCredentialsPostgres", "TestSupport",
+                "SharedWebCredentials", "SharedWebCredentialsData", "SharedWebCredentialsTransfer", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import SharedWebCredentials
-import SharedWebCredentialsPostgres
 import SwcredHardening
 import SwcredService
 
@@ -47,7 +46,6 @@ func runService(environmentPassphrase: SecureBytes?) async -> Int32 {
 // First of all, before any secret exists in this process: `execve` from `swcred serve` made it
 // dumpable again. Then the passphrase leaves the environment, its bytes overwritten in place.
 ProcessHardening.apply()
-PostgreSQLEngine.register()
 let environmentPassphrase = ProcessHardening.takeEnvironmentSecret("SWCRED_PASSPHRASE") {
     SecureBytes(copying: $0)
 }

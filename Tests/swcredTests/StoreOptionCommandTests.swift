@@ -75,32 +75,3 @@ struct StoreOptionCommandTests {
         try swcred(["status", "--store", "postgresql://swcred@/swcred?host=/x", "--vault", "/tmp/v"], status: 2)
     }
 }
-
-/// `swcred` does not link the PostgreSQL engine: it runs `swcred-postgres`, installed beside it,
-/// for any command that names a PostgreSQL store.
-extension StoreOptionCommandTests {
-    @Test(
-        "without swcred-postgres beside it, swcred names the missing executable for a PostgreSQL store, and still runs SQLite commands"
-    )
-    func handOffNeedsItsSibling() throws {
-        let directory = try TemporaryDirectory()
-        let alone = URL(fileURLWithPath: directory.path("swcred"))
-        try FileManager.default.copyItem(at: SwcredProcess.executableURL, to: alone)
-        for (arguments, environment) in [
-            (["item", "list", "--store", "postgresql://swcred@/swcred?host=/nonexistent"], Self.environment),
-            (["item", "list", "--store=postgres://swcred@/swcred?host=/nonexistent"], Self.environment),
-            (["item", "list"], Self.environment.merging(["SWCRED_STORE": "postgresql://x@/y?host=/z"]) { $1 }),
-        ] {
-            let result = try SwcredProcess.run(arguments, environment: environment, executable: alone)
-            #expect(result.status == 1, "\(arguments): \(result.stderr)")
-            #expect(
-                result.stderr.contains(
-                    "a PostgreSQL store needs swcred-postgres beside swcred (\(directory.path("swcred-postgres")))"),
-                "\(result.stderr)")
-        }
-        let sqlite = try SwcredProcess.run(
-            ["init", "--vault", directory.path("vault.sqlite")] + Self.fastKDF, environment: Self.environment,
-            executable: alone)
-        #expect(sqlite.status == 0, "\(sqlite.stderr)")
-    }
-}

@@ -2,9 +2,9 @@ import CSodium
 
 /// Non-secret random bytes from libsodium's CSPRNG (row ids, salts). Secrets use
 /// ``SecureBytes/random(count:)`` instead, which keeps them in locked memory.
-package enum RandomBytes {
+enum RandomBytes {
     /// `count` random bytes in an ordinary array.
-    package static func array(count: Int) -> [UInt8] {
+    static func array(count: Int) -> [UInt8] {
         Sodium.ensureInitialized()
         var bytes = [UInt8](repeating: 0, count: count)
         randombytes_buf(&bytes, count)

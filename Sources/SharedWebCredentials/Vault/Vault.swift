@@ -100,8 +100,7 @@ public final class Vault: Sendable {
                 try setUp(store, storage, protection: protection)
             }
         case .postgresql(let url, let password):
-            let storage = try ExternalEngines.openPostgreSQL(
-                url, password: password, busyTimeout: configuration.busyTimeout)
+            let storage = try PostgresStorage(url: url, password: password, busyTimeout: configuration.busyTimeout)
             if try storage.verifySchema() != .empty,
                 try storage.read({ db in try db.row("SELECT 1 FROM vault_meta") }) != nil
             {
@@ -160,8 +159,7 @@ public final class Vault: Sendable {
         case .file(let path):
             return try SQLiteStorage.open(path: path, busyTimeout: configuration.busyTimeout)
         case .postgresql(let url, let password):
-            let storage = try ExternalEngines.openPostgreSQL(
-                url, password: password, busyTimeout: configuration.busyTimeout)
+            let storage = try PostgresStorage(url: url, password: password, busyTimeout: configuration.busyTimeout)
             if try storage.verifySchema() == .empty {
                 throw SharedWebCredentialsError(
                     .vaultNotFound,

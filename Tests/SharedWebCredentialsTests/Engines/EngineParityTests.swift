@@ -1,5 +1,4 @@
 import Foundation
-import SharedWebCredentialsPostgres
 import TestSupport
 import Testing
 

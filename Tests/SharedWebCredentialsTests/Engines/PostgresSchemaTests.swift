@@ -1,5 +1,4 @@
 import Foundation
-import SharedWebCredentialsPostgres
 import TestSupport
 import Testing
 
@@ -38,7 +37,6 @@ struct PostgresSchemaTests {
         "a view, function, dropped CHECK, nullable column, unlogged table, index, rule, row security or child table",
         arguments: tampers)
     func refused(tamper: Tamper) throws {
-        TestEngines.registerPostgreSQL()
         let database = try TestPostgres.freshDatabase()
         let store = VaultStore.postgresql(try PostgresStoreURL(parsing: database), password: nil)
         _ = try Vault.create(

@@ -3,7 +3,6 @@ import TestSupport
 import Testing
 
 @testable import SharedWebCredentials
-@testable import SharedWebCredentialsPostgres
 
 /// The PostgreSQL engine's text handling: libpq's URI form, password files, and the two SQL
 /// rewrites (placeholders, migration statements).

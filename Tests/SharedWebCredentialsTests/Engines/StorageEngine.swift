@@ -1,5 +1,4 @@
 import Foundation
-import SharedWebCredentialsPostgres
 import TestSupport
 import Testing
 
@@ -18,16 +17,7 @@ enum StorageEngine: String, CaseIterable, CustomTestStringConvertible, Sendable 
         switch self {
         case .sqlite: return .file(directory.path("vault.sqlite"))
         case .postgresql:
-            TestEngines.registerPostgreSQL()
             return .postgresql(try PostgresStoreURL(parsing: try TestPostgres.freshDatabase()), password: nil)
         }
     }
-}
-
-/// The PostgreSQL engine, which lives in its own module, made available to the vault API.
-enum TestEngines {
-    private static let registered: Void = PostgreSQLEngine.register()
-
-    /// Registers the engine (the first call does it).
-    static func registerPostgreSQL() { registered }
 }

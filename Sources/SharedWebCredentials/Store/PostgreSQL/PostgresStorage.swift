@@ -3,7 +3,6 @@ import Logging
 import NIOCore
 import NIOPosix
 import PostgresNIO
-import SharedWebCredentials
 import Synchronization
 
 /// A vault in a PostgreSQL database, through postgres-nio: the engine for several service

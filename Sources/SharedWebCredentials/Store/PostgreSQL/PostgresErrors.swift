@@ -1,6 +1,5 @@
 import NIOSSL
 import PostgresNIO
-import SharedWebCredentials
 
 /// The library errors for PostgreSQL's: a server that cannot be reached or refuses the login, or
 /// that cannot write (read-only standby, disk full, no permission), is exit 13 with what to do;

@@ -1,5 +1,3 @@
-import SharedWebCredentials
-
 /// The two rewrites the PostgreSQL engine makes to the SQL the stores write once for both engines:
 /// `?` placeholders numbered `$1`, `$2`, ... for the extended query protocol, and a migration's
 /// text split into its statements (the extended protocol takes one statement at a time).

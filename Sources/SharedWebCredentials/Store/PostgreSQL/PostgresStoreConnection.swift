@@ -1,7 +1,6 @@
 import Logging
 import NIOCore
 import PostgresNIO
-import SharedWebCredentials
 
 /// A PostgreSQL connection inside a transaction, as the stores see it: each query's `?`
 /// placeholders numbered for the extended protocol, every value a ``StoreValue`` (bigint for

@@ -21,7 +21,7 @@ struct ServeCommand: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
-        let executable = SiblingExecutable.path("swcred-serve")
+        let executable = Self.serviceExecutable()
         guard access(executable, X_OK) == 0 else {
             throw SharedWebCredentialsError(
                 .internalError,
@@ -45,6 +45,13 @@ struct ServeCommand: ParsableCommand {
             given.contains { argument == $0 || argument.hasPrefix($0 + "=") }
         }
         return !named && getenv("SWCRED_PASSPHRASE") == nil && Terminal.inputIsTerminal
+    }
+
+    /// `swcred-serve` in the folder of the running `swcred`.
+    static func serviceExecutable() -> String {
+        let own =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return ((own as NSString).deletingLastPathComponent as NSString).appendingPathComponent("swcred-serve")
     }
 
     /// A pipe whose read end (returned, inherited across exec) yields `secret` and then EOF.

@@ -1,4 +1,3 @@
-import SharedWebCredentials
 import SharedWebCredentialsData
 import Synchronization
 
