@@ -22,12 +22,33 @@ public struct PasskeyPrivateKey: Sendable {
         }
         self.algorithm = algorithm
         self.secret = secret
-        do {
-            _ = try publicKeyBytes()
-        } catch {
+        // Every 32 bytes are an Ed25519 seed; a P-256 scalar must be in 1..<n. Checked without
+        // computing the public key: a point multiplication on every read of a passkey was a
+        // tenth of an assertion's time.
+        guard algorithm == .ed25519 || secret.withUnsafeBytes(Self.isP256Scalar) else {
             throw SharedWebCredentialsError(
                 .integrityFailure, "a passkey's private key is not a valid \(algorithm) key")
         }
+    }
+
+    /// The order n of the P-256 group, big-endian.
+    private static let p256Order: [UInt8] = [
+        0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+        0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51,
+    ]
+
+    /// Whether 32 big-endian bytes are a P-256 private scalar (1 ≤ k < n), in time that does not
+    /// depend on their value: `k - n` borrows exactly when k < n, and no byte is set only for 0.
+    static func isP256Scalar(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count == 32 else { return false }
+        var borrow: UInt16 = 0
+        var any: UInt8 = 0
+        for index in stride(from: 31, through: 0, by: -1) {
+            let difference = UInt16(bytes[index]) &- UInt16(p256Order[index]) &- borrow
+            borrow = (difference >> 8) & 1
+            any |= bytes[index]
+        }
+        return borrow == 1 && any != 0
     }
 
     /// A new key from libsodium's CSPRNG. (A P-256 scalar outside 1..<n, odds about 2^-32, is

@@ -148,3 +148,41 @@ struct PasskeyPKCS8Tests {
         0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51,
     ]
 }
+
+/// The P-256 scalar range check that replaced computing the public key on every read.
+@Suite("P-256 private scalars: 1 to n - 1, checked without a point multiplication")
+struct P256ScalarRangeTests {
+    static func check(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes(PasskeyPrivateKey.isP256Scalar) }
+
+    @Test("the edges agree with swift-crypto: 0 and n and above refused, 1 and n - 1 accepted")
+    func edges() {
+        let order = PasskeyPKCS8Tests.p256Order
+        var belowOrder = order
+        belowOrder[31] -= 1
+        var aboveOrder = order
+        aboveOrder[31] += 1
+        let one = [UInt8](repeating: 0, count: 31) + [1]
+        let cases: [([UInt8], Bool)] = [
+            ([UInt8](repeating: 0, count: 32), false), (one, true), (belowOrder, true), (order, false),
+            (aboveOrder, false), ([UInt8](repeating: 0xFF, count: 32), false),
+            ([0xFF, 0xFF, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 28), true),
+        ]
+        for (bytes, valid) in cases {
+            #expect(Self.check(bytes) == valid, "\(bytes)")
+            let crypto = bytes.withUnsafeBytes { (try? P256.Signing.PrivateKey(rawRepresentation: $0)) != nil }
+            #expect(crypto == valid, "swift-crypto disagrees on \(bytes)")
+        }
+        #expect(!Self.check([UInt8](repeating: 1, count: 31)))
+    }
+
+    @Test("random scalars: the check and swift-crypto agree")
+    func random() {
+        for _ in 0..<2_000 {
+            // Bias the top bytes toward n's, where the comparison is decided late.
+            var bytes = (0..<32).map { _ in UInt8.random(in: 0...255) }
+            if Bool.random() { bytes.replaceSubrange(0..<16, with: PasskeyPKCS8Tests.p256Order[0..<16]) }
+            let crypto = bytes.withUnsafeBytes { (try? P256.Signing.PrivateKey(rawRepresentation: $0)) != nil }
+            #expect(Self.check(bytes) == crypto, "\(bytes)")
+        }
+    }
+}
