@@ -31,20 +31,25 @@ final class GatedFixture {
     let server: TestHTTPSServer
     let caFile: String
     let vaultPath: String
+    /// A PostgreSQL store URL every run names through `SWCRED_STORE` instead of the vault file,
+    /// or nil for the SQLite file.
+    let store: String?
     /// Every argument list given to the binary, to prove no password was ever in argv.
     private(set) var argumentLists: [[String]] = []
     /// Everything the binary wrote to standard error, to prove no password was ever logged.
     private(set) var diagnostics = ""
 
-    private init(directory: TemporaryDirectory, server: TestHTTPSServer, caFile: String) {
+    private init(directory: TemporaryDirectory, server: TestHTTPSServer, caFile: String, store: String?) {
         self.directory = directory
         self.server = server
         self.caFile = caFile
+        self.store = store
         vaultPath = directory.path("vault.sqlite")
     }
 
-    /// Starts the sites and creates a vault with both apps registered.
-    static func make() async throws -> GatedFixture {
+    /// Starts the sites and creates a vault with both apps registered: in the SQLite file, or in
+    /// the PostgreSQL database of `store`.
+    static func make(store: String? = nil) async throws -> GatedFixture {
         let directory = try TemporaryDirectory()
         let ca = try TestCertificateAuthority()
         let caFile = try ca.writePEM(into: directory)
@@ -64,7 +69,7 @@ final class GatedFixture {
             default: return .status(404)
             }
         }
-        let fixture = GatedFixture(directory: directory, server: server, caFile: caFile)
+        let fixture = GatedFixture(directory: directory, server: server, caFile: caFile, store: store)
         try fixture.expect(["init", "--kdf", "interactive"], status: 0)
         try fixture.expect(
             [
@@ -80,7 +85,11 @@ final class GatedFixture {
     let passphrase = "gated fixture passphrase 42"
 
     /// The environment every run gets.
-    var environment: [String: String] { ["SWCRED_VAULT": vaultPath, "SWCRED_PASSPHRASE": passphrase] }
+    var environment: [String: String] {
+        var environment = ["SWCRED_VAULT": vaultPath, "SWCRED_PASSPHRASE": passphrase]
+        if let store { environment["SWCRED_STORE"] = store }
+        return environment
+    }
 
     /// `--ca-file` and `--connect-to` rules that send the test hosts to the loopback server
     /// (and `down.example` to a port nothing listens on).
@@ -122,8 +131,8 @@ final class GatedFixture {
     }
 
     /// Runs `body` with a new fixture and stops its server however `body` ends.
-    static func with(_ body: (GatedFixture) async throws -> Void) async throws {
-        let fixture = try await make()
+    static func with(store: String? = nil, _ body: (GatedFixture) async throws -> Void) async throws {
+        let fixture = try await make(store: store)
         do {
             try await body(fixture)
         } catch {

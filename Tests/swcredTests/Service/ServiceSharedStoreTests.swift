@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+@testable import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Issue 25: two `swcred serve` instances on one PostgreSQL database, as a team runs them. Neither
+/// caches what another may change: each request reads its token, its app, its verdict and its
+/// credentials in one transaction of its own (read-through), so what one instance or the CLI
+/// writes is what the other reads next; each instance holds its own key, so locking one leaves
+/// the other serving.
+@Suite("Two swcred serve instances on one PostgreSQL database")
+struct ServiceSharedStoreTests {
+    @Test(
+        "add through one, request through the other; one locked, the other serves; a revoked token refused on the next request"
+    )
+    func twoInstances() async throws {
+        let database = try TestPostgres.freshDatabase()
+        try await GatedFixture.with(store: database) { gated in
+            var instances: [ServiceProcess] = []
+            defer { for instance in instances { _ = instance.stop(signal: SIGKILL) } }
+            for name in ["a", "b"] {
+                instances.append(
+                    try ServiceProcess.start(
+                        socketPath: gated.directory.path("run-\(name)/swcred.sock"), arguments: gated.networkArguments,
+                        environment: gated.environment, logPath: gated.directory.path("service-\(name).log")))
+            }
+            let (a, b) = (instances[0].socketPath, instances[1].socketPath)
+            let created = try gated.expect(["app", "token", "create", GatedFixture.app], status: 0)
+            let token = created.stdout.trimmingCharacters(in: .newlines)
+            let tokenID = String(created.stderr.split(separator: " ")[3])
+
+            // Added through A, found through B on its next request.
+            let credential: [String: Any] = ["domain": "shop.example", "account": "alice", "password": "Shared-Pw-71"]
+            let saved = try UnixHTTP.request(a, "PUT", "/v1/credentials", token: token, json: credential)
+            #expect(saved.status == 200, "\(saved.text)")
+            let found = try UnixHTTP.request(
+                b, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
+            #expect(found.status == 200 && found.text.contains("Shared-Pw-71"), "\(found.text)")
+            // Changed through B, seen through A.
+            let changed = try UnixHTTP.request(
+                b, "PUT", "/v1/credentials", token: token,
+                json: ["domain": "shop.example", "account": "alice", "password": "Shared-Pw-72"])
+            #expect(changed.status == 200, "\(changed.text)")
+            let seen = try UnixHTTP.request(
+                a, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
+            #expect(seen.text.contains("Shared-Pw-72") && !seen.text.contains("Shared-Pw-71"), "\(seen.text)")
+
+            // Locking A leaves B serving: each instance holds its own key.
+            #expect(try UnixHTTP.request(a, "POST", "/v1/lock").status == 200)
+            let lockedA = try UnixHTTP.request(
+                a, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
+            #expect(lockedA.status == 423, "\(lockedA.text)")
+            let stillB = try UnixHTTP.request(
+                b, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
+            #expect(stillB.status == 200, "\(stillB.text)")
+
+            // The token revoked (by the owner's CLI, a third client of the database): B refuses it
+            // on the very next request, with no restart and no wait.
+            try gated.expect(["app", "token", "revoke", tokenID], status: 0)
+            let revoked = try UnixHTTP.request(
+                b, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
+            #expect(revoked.status == 401, "\(revoked.text)")
+
+            // Everything went to PostgreSQL: no vault file was ever made.
+            #expect(!FileManager.default.fileExists(atPath: gated.vaultPath))
+
+            // One audit chain for both instances and the CLI, linear and intact.
+            let audit = try gated.expect(["audit", "verify"], status: 0)
+            #expect(audit.stdout.contains("entries checked"), "\(audit.stdout)")
+            let log = try gated.expect(["audit", "list", "--json"], status: 0)
+            for password in ["Shared-Pw-71", "Shared-Pw-72"] {
+                #expect(!log.stdout.contains(password))
+                for instance in instances { #expect(!instance.log.contains(password)) }
+            }
+        }
+    }
+}
