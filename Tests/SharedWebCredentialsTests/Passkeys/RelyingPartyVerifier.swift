@@ -1,18 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 
-/// Runs Tests/Passkeys/verify_webauthn.py in the pinned environment Scripts/bootstrap makes
-/// (.build-venv/webauthn: py_webauthn and python-fido2), and returns its verdicts.
-///
-/// A missing environment fails the test with what to run: CI runs Scripts/bootstrap first, so a
-/// missing one is a broken setup, never a reason to skip.
+/// Runs Tests/Passkeys/verify_webauthn.py (py_webauthn and python-fido2, through
+/// ``PasskeyTools``) and returns its verdicts.
 enum RelyingPartyVerifier {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let python = root.appendingPathComponent(".build-venv/webauthn/bin/python").path
-    static let script = root.appendingPathComponent("Tests/Passkeys/verify_webauthn.py").path
-
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
@@ -66,37 +58,10 @@ enum RelyingPartyVerifier {
 
     /// Runs every check in one process; one ``Verdicts`` per check, in order.
     static func verify(_ checks: [[String: Any]]) throws -> [Verdicts] {
-        guard FileManager.default.isExecutableFile(atPath: python) else {
+        let answer = try PasskeyTools.run("verify_webauthn.py", input: ["checks": checks])
+        guard let verdicts = answer["verdicts"] as? [[String: Any]], verdicts.count == checks.count else {
             throw Failure(
-                description:
-                    "the relying-party verifiers are not installed: \(python) is missing. Run Scripts/bootstrap (it makes .build-venv/webauthn with py_webauthn and python-fido2 pinned)"
-            )
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script]
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let request = try JSONSerialization.data(withJSONObject: ["checks": checks])
-        // The request is small; the reads run after the write has been closed.
-        input.fileHandleForWriting.write(request)
-        try input.fileHandleForWriting.close()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
-            let answer = try JSONSerialization.jsonObject(with: stdout) as? [String: Any],
-            let verdicts = answer["verdicts"] as? [[String: Any]], verdicts.count == checks.count
-        else {
-            throw Failure(
-                description:
-                    "verify_webauthn.py exited \(process.terminationStatus): \(String(decoding: stderr, as: UTF8.self))"
-            )
+                description: "verify_webauthn.py answered \(answer.count) members without one verdict per check")
         }
         return verdicts.map {
             Verdicts(

@@ -233,22 +233,7 @@ struct PasskeyTransferTests {
 
     /// A CXF document from pyca/cryptography and python-fido2, with the passkeys it holds.
     static func foreignCXF(kinds: [String]) throws -> (cxf: [String: Any], passkeys: [ForeignPasskey]) {
-        let script = RelyingPartyVerifier.root.appendingPathComponent("Tests/Passkeys/cxf_passkeys.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: RelyingPartyVerifier.python)
-        process.arguments = [script]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(
-            try JSONSerialization.data(withJSONObject: ["rp_id": Support.rpID, "passkeys": kinds]))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let answer = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let answer = try PasskeyTools.run("cxf_passkeys.py", input: ["rp_id": Support.rpID, "passkeys": kinds])
         let passkeys = try #require(answer["passkeys"] as? [[String: Any]]).map {
             ForeignPasskey(
                 credentialID: $0["credential_id"] as? String ?? "", userHandle: $0["user_handle"] as? String ?? "",

@@ -1,16 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The relying party's side of the service's passkey tests: options as a site would send them,
-/// and Tests/Passkeys/verify_webauthn.py (py_webauthn and python-fido2, pinned in
-/// .build-venv/webauthn by Scripts/bootstrap) to verify what the service answers.
+/// and Tests/Passkeys/verify_webauthn.py (py_webauthn and python-fido2, through ``PasskeyTools``)
+/// to verify what the service answers.
 enum WebAuthnRelyingParty {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let python = root.appendingPathComponent(".build-venv/webauthn/bin/python").path
-    static let script = root.appendingPathComponent("Tests/Passkeys/verify_webauthn.py").path
-
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
@@ -90,32 +85,10 @@ enum WebAuthnRelyingParty {
 
     /// Runs every check in one process.
     static func verify(_ checks: [[String: Any]]) throws -> [Verdicts] {
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            throw Failure(description: "\(python) is missing: run Scripts/bootstrap (it makes .build-venv/webauthn)")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script]
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: ["checks": checks]))
-        try input.fileHandleForWriting.close()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
-            let answer = try JSONSerialization.jsonObject(with: stdout) as? [String: Any],
-            let verdicts = answer["verdicts"] as? [[String: Any]], verdicts.count == checks.count
-        else {
+        let answer = try PasskeyTools.run("verify_webauthn.py", input: ["checks": checks])
+        guard let verdicts = answer["verdicts"] as? [[String: Any]], verdicts.count == checks.count else {
             throw Failure(
-                description:
-                    "verify_webauthn.py exited \(process.terminationStatus): \(String(decoding: stderr, as: UTF8.self))"
-            )
+                description: "verify_webauthn.py answered \(answer.count) members without one verdict per check")
         }
         return verdicts.map {
             Verdicts(

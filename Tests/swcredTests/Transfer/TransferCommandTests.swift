@@ -207,26 +207,10 @@ struct TransferCommandTests {
 /// Passkeys through `swcred import` and `swcred export` (issue 26), with keys written by
 /// Tests/Passkeys/cxf_passkeys.py (pyca/cryptography's PKCS#8).
 extension TransferCommandTests {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
     /// A CXF document holding passkeys of `kinds`, and their credential IDs, from the Python tool.
     static func foreignPasskeys(_ kinds: [String]) throws -> (document: Data, ids: [String]) {
-        let process = Process()
-        process.executableURL = root.appendingPathComponent(".build-venv/webauthn/bin/python")
-        process.arguments = [root.appendingPathComponent("Tests/Passkeys/cxf_passkeys.py").path]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(
-            try JSONSerialization.data(withJSONObject: ["rp_id": "login.example.com", "passkeys": kinds]))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let answer = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let answer = try PasskeyTools.run(
+            "cxf_passkeys.py", input: ["rp_id": "login.example.com", "passkeys": kinds])
         let ids = try #require(answer["passkeys"] as? [[String: Any]]).compactMap { $0["credential_id"] as? String }
         return (try JSONSerialization.data(withJSONObject: try #require(answer["cxf"])), ids)
     }
