@@ -89,14 +89,16 @@ struct PasskeyTransferTests {
         #expect(summary.format == .cxf && summary.detected)
         #expect(summary.entries == 3)
         #expect((summary.added, summary.passkeysAdded, summary.skipped.count) == (1, 2, 0))
-        // Everything but the creation time's fraction of a second (CXF keeps whole seconds).
+        // Everything but the creation time's fraction of a second (CXF keeps whole seconds), in an
+        // order of their own: `all()` orders by creation time, and two passkeys made within one
+        // second tie once the fraction is gone.
         func summaries(_ vault: Vault) throws -> [String] {
             try vault.passkeys.all().map {
                 [
                     $0.credentialID, $0.rpID, $0.userName, $0.userDisplayName, $0.userHandle, $0.algorithm,
                     $0.publicKey, "\(Int($0.created.timeIntervalSince1970))",
                 ].joined(separator: " ")
-            }
+            }.sorted()
         }
         #expect(try summaries(destination) == summaries(source))
         #expect(try destination.integrityReport().isIntact)
