@@ -18,6 +18,23 @@ public enum PasskeyTools {
         public let description: String
     }
 
+    /// Runs every check through `verify_webauthn.py` in one process and returns, for each check
+    /// in order, each library's verdict: `(py_webauthn, fido2)`, as the script reports them.
+    public static func verifyWebAuthn(
+        _ checks: [[String: Any]]
+    ) throws -> [(
+        pyWebAuthn: [String: Any], fido2: [String: Any]
+    )] {
+        let answer = try run("verify_webauthn.py", input: ["checks": checks])
+        guard let verdicts = answer["verdicts"] as? [[String: Any]], verdicts.count == checks.count else {
+            throw Failure(
+                description: "verify_webauthn.py answered \(answer.count) members without one verdict per check")
+        }
+        return verdicts.map {
+            ($0["py_webauthn"] as? [String: Any] ?? [:], $0["fido2"] as? [String: Any] ?? [:])
+        }
+    }
+
     /// Runs `Tests/Passkeys/<script>` with `input` (serialised as JSON) on its standard input and
     /// returns the JSON object it prints; throws with its standard error if it fails.
     public static func run(_ script: String, input: Any) throws -> [String: Any] {

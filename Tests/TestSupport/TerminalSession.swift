@@ -1,4 +1,3 @@
-import CSpawnSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -93,37 +92,13 @@ public final class TerminalSession {
     /// signals (libdispatch's workers do), and a server that inherited that mask ignored
     /// `kill-server` (SIGTERM), while its pane's shell and `sleep` outlived the hang-up (SIGHUP).
     private func startServer(_ arguments: [String]) throws {
-        let words = ["tmux", "-L", socket, "-f", "/dev/null"] + arguments
-        var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor: Int32 in 0...2 {
-            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_RDWR, 0)
+        let status: Int32
+        do {
+            status = try CleanSpawn.run(
+                ["tmux", "-L", socket, "-f", "/dev/null"] + arguments, streams: [.null, .null, .null])
+        } catch {
+            throw TerminalSessionError(message: error.description)
         }
-        let closing = cspawn_add_close_from(&actions, 3)
-        guard closing == 0 else {
-            throw TerminalSessionError(
-                message: "cannot set up tmux's descriptors: \(String(cString: strerror(closing)))")
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        var allSignals = sigset_t()
-        sigemptyset(&noSignals)
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid = pid_t()
-        let spawned = posix_spawnp(&pid, "tmux", &actions, &attributes, &argv, environ)
-        guard spawned == 0 else {
-            throw TerminalSessionError(message: "cannot start tmux: \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         guard status == 0 else { throw TerminalSessionError(message: "tmux new-session failed (status \(status))") }
     }
 

@@ -1,4 +1,3 @@
-import CSpawnSupport
 import Foundation
 import Synchronization
 
@@ -70,12 +69,10 @@ public enum TestPostgres {
         return result.stdout
     }
 
-    /// Runs `executable` with posix_spawn and waitpid rather than Foundation's Process, for the
-    /// reason ``TerminalSession`` gives: Process learns of a child's exit through a descriptor the
-    /// child inherits, and the server that `Scripts/postgres start` leaves running held it open, so
-    /// the first test to start the cluster waited for ever. The child gets the three standard
-    /// descriptors only (its output goes to files), no blocked signals and every signal's default
-    /// action, so that the server it starts stops on `pg_ctl stop`.
+    /// Runs `executable` through ``CleanSpawn`` rather than Foundation's Process: the server that
+    /// `Scripts/postgres start` leaves running held Process's exit descriptor open, so the first
+    /// test to start the cluster waited for ever; and with every signal at its default, the
+    /// server stops on `pg_ctl stop`. Its output goes to files.
     private static func run(
         _ executable: String, _ arguments: [String]
     ) throws -> (
@@ -84,38 +81,13 @@ public enum TestPostgres {
         let directory = try TemporaryDirectory(prefix: "swcred-postgres-run")
         let outPath = directory.path("stdout")
         let errPath = directory.path("stderr")
-        let words = [executable] + arguments
-        var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let closing = cspawn_add_close_from(&actions, 3)
-        guard closing == 0 else {
-            throw Unavailable(
-                description: "cannot set up \(executable)'s descriptors: \(String(cString: strerror(closing)))")
+        let exitStatus: Int32
+        do {
+            exitStatus = try CleanSpawn.run(
+                [executable] + arguments, streams: [.null, .output(outPath), .output(errPath)])
+        } catch {
+            throw Unavailable(description: error.description)
         }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        var allSignals = sigset_t()
-        sigemptyset(&noSignals)
-        sigfillset(&allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, &argv, environ)
-        guard spawned == 0 else {
-            throw Unavailable(description: "cannot start \(executable): \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         let output = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
         let errors = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
         return (exitStatus, output, errors)

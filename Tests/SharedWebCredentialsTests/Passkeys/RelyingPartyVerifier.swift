@@ -5,10 +5,6 @@ import Testing
 /// Runs Tests/Passkeys/verify_webauthn.py (py_webauthn and python-fido2, through
 /// ``PasskeyTools``) and returns its verdicts.
 enum RelyingPartyVerifier {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
     /// One library's verdict on one check.
     struct Verdict {
         let fields: [String: Any]
@@ -58,15 +54,8 @@ enum RelyingPartyVerifier {
 
     /// Runs every check in one process; one ``Verdicts`` per check, in order.
     static func verify(_ checks: [[String: Any]]) throws -> [Verdicts] {
-        let answer = try PasskeyTools.run("verify_webauthn.py", input: ["checks": checks])
-        guard let verdicts = answer["verdicts"] as? [[String: Any]], verdicts.count == checks.count else {
-            throw Failure(
-                description: "verify_webauthn.py answered \(answer.count) members without one verdict per check")
-        }
-        return verdicts.map {
-            Verdicts(
-                pyWebAuthn: Verdict(fields: $0["py_webauthn"] as? [String: Any] ?? [:]),
-                fido2: Verdict(fields: $0["fido2"] as? [String: Any] ?? [:]))
+        try PasskeyTools.verifyWebAuthn(checks).map {
+            Verdicts(pyWebAuthn: Verdict(fields: $0.pyWebAuthn), fido2: Verdict(fields: $0.fido2))
         }
     }
 }

@@ -6,10 +6,6 @@ import Testing
 /// and Tests/Passkeys/verify_webauthn.py (py_webauthn and python-fido2, through ``PasskeyTools``)
 /// to verify what the service answers.
 enum WebAuthnRelyingParty {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
     /// Unpadded base64url.
     static func b64(_ bytes: some Sequence<UInt8>) -> String {
         Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
@@ -85,14 +81,6 @@ enum WebAuthnRelyingParty {
 
     /// Runs every check in one process.
     static func verify(_ checks: [[String: Any]]) throws -> [Verdicts] {
-        let answer = try PasskeyTools.run("verify_webauthn.py", input: ["checks": checks])
-        guard let verdicts = answer["verdicts"] as? [[String: Any]], verdicts.count == checks.count else {
-            throw Failure(
-                description: "verify_webauthn.py answered \(answer.count) members without one verdict per check")
-        }
-        return verdicts.map {
-            Verdicts(
-                pyWebAuthn: $0["py_webauthn"] as? [String: Any] ?? [:], fido2: $0["fido2"] as? [String: Any] ?? [:])
-        }
+        try PasskeyTools.verifyWebAuthn(checks).map { Verdicts(pyWebAuthn: $0.pyWebAuthn, fido2: $0.fido2) }
     }
 }
