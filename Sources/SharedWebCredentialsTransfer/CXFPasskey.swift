@@ -60,6 +60,9 @@ enum CXFPasskey {
         } catch {
             return invalid(error.text)
         }
+        // The file's text still holds the key; this copy, at least, does not outlive the read,
+        // whichever way the read ends.
+        defer { keyBytes.withUnsafeMutableBytes { if let base = $0.baseAddress { memset(base, 0, $0.count) } } }
         guard let rpText = credential["rpId"] as? String else { return invalid("has no \"rpId\"") }
         let rpID: RelyingPartyID
         do {
@@ -76,8 +79,6 @@ enum CXFPasskey {
             )
         }
         let privateKey: PasskeyPrivateKey
-        // The file's text still holds the key; this copy, at least, does not outlive the read.
-        defer { keyBytes.withUnsafeMutableBytes { if let base = $0.baseAddress { memset(base, 0, $0.count) } } }
         let read = keyBytes.withUnsafeBytes { der in
             Result { () throws(PasskeyPrivateKey.PKCS8Error) in try PasskeyPrivateKey(pkcs8: der) }
         }
