@@ -159,7 +159,7 @@ extension SharedWebCredentials {
         do {
             return try await body()
         } catch let error as SharedWebCredentialsError {
-            try? await vault.audit.append(
+            _ = try? await vault.audit.append(
                 AuditEvent(
                     actor: .app(app), operation: operation, domain: rpID().map { String($0.prefix(253)) },
                     outcome: .refused(error.code)))

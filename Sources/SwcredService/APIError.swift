@@ -13,12 +13,16 @@ struct APIError: Error, Sendable {
     let message: String
     /// The methods a path takes, for a 405's `Allow` header.
     var allow: [HTTPRequest.Method] = []
+    /// When to try again, for a 503's `Retry-After` header: the condition passes by itself (a
+    /// writer finishes, a database comes back), so the client waits and repeats the request.
+    var retryAfterSeconds: Int?
 
     /// The condition of a library error, with the status DESIGN.md gives it.
     init(_ error: SharedWebCredentialsError) {
         message = error.message
         code = error.code.rawValue
         status = Self.status(for: error.code)
+        if status == .serviceUnavailable { retryAfterSeconds = Self.retryAfterSeconds }
     }
 
     init(status: HTTPResponse.Status, code: String, message: String) {
@@ -36,10 +40,16 @@ struct APIError: Error, Sendable {
         case .neverSave: .conflict
         case .vaultLocked: .init(code: 423, reasonPhrase: "Locked")
         case .networkFailure: .badGateway
-        case .vaultBusy: .serviceUnavailable
-        case .internalError, .vaultNotFound, .vaultExists, .integrityFailure, .storageFailure: .internalServerError
+        // Storage that cannot be reached or written (a PostgreSQL server restarting, a full disk)
+        // changed nothing, and the service reconnects by itself: a client should try again.
+        case .vaultBusy, .storageFailure: .serviceUnavailable
+        case .internalError, .vaultNotFound, .vaultExists, .integrityFailure: .internalServerError
         }
     }
+
+    /// The `Retry-After` of a 503: long enough for a writer's transaction or a database restart
+    /// to finish, short enough that an app's user does not notice.
+    static let retryAfterSeconds = 1
 
     // MARK: The service's own conditions
 

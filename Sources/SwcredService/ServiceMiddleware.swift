@@ -121,6 +121,7 @@ struct ServiceMiddleware: RouterMiddleware {
         var headers: HTTPFields = [.contentType: "application/json"]
         if error.status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         if !error.allow.isEmpty { headers[.allow] = error.allow.map(\.rawValue).joined(separator: ", ") }
+        if let seconds = error.retryAfterSeconds { headers[.retryAfter] = "\(seconds)" }
         return Response(status: error.status, headers: headers, body: .init(byteBuffer: .init(bytes: error.body)))
     }
 

@@ -48,7 +48,11 @@ public enum TestPostgres {
 
     /// A new, empty database on the cluster, owned by the cluster's role; its URL.
     public static func freshDatabase() throws -> String {
-        let admin = try clusterURL()
+        try freshDatabase(on: try clusterURL())
+    }
+
+    /// A new, empty database on the cluster whose administrative database is `admin`; its URL.
+    public static func freshDatabase(on admin: String) throws -> String {
         let name = "swcred_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         try psql(admin, "CREATE DATABASE \(name)")
         guard var components = URLComponents(string: admin) else {
@@ -67,6 +71,45 @@ public enum TestPostgres {
             throw Unavailable(description: "psql failed (\(result.status)) on \(sql): \(result.stderr)")
         }
         return result.stdout
+    }
+
+    /// A cluster of a test's own, in a directory of its own, for the tests that stop the server
+    /// under load (which the shared cluster's other users must never see). ``stop()`` removes it.
+    public final class PrivateCluster: Sendable {
+        private let directory: TemporaryDirectory
+        /// The URL of its administrative database.
+        public let url: String
+
+        /// Creates and starts the cluster.
+        public init() throws {
+            // Short: the server's socket path must fit in sun_path's 108 bytes.
+            directory = try TemporaryDirectory(prefix: "swpg")
+            // Run as root, the script runs the server as `postgres`, which must pass through.
+            try FileManager.default.setAttributes([.posixPermissions: 0o711], ofItemAtPath: directory.url.path)
+            url = try Self.script("start", directory: directory)
+        }
+
+        /// Stops the server at once (open connections are ended), keeping its data.
+        public func halt() throws { _ = try Self.script("halt", directory: directory) }
+
+        /// Starts the halted server again, with the same databases.
+        public func start() throws { _ = try Self.script("start", directory: directory) }
+
+        /// Stops the server and removes the cluster.
+        public func stop() { _ = try? Self.script("stop", directory: directory) }
+
+        private static func script(_ verb: String, directory: TemporaryDirectory) throws -> String {
+            let result = try run(
+                "/usr/bin/env",
+                [
+                    "SWCRED_POSTGRES_DIR=\(directory.path("cluster"))",
+                    packageRoot.appendingPathComponent("Scripts/postgres").path, verb,
+                ])
+            guard result.status == 0 else {
+                throw Unavailable(description: "Scripts/postgres \(verb) failed (\(result.status)): \(result.stderr)")
+            }
+            return String(result.stdout.split(separator: "\n").last ?? "")
+        }
     }
 
     /// Runs `executable` through ``CleanSpawn`` rather than Foundation's Process: the server that

@@ -338,6 +338,20 @@ extension Components {
             }
         }
         package struct Busy: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/Busy/headers`.
+            package struct Headers: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/Busy/headers/Retry-After`.
+                package var retryAfter: Swift.Int?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - retryAfter:
+                package init(retryAfter: Swift.Int? = nil) {
+                    self.retryAfter = retryAfter
+                }
+            }
+            /// Received HTTP response headers
+            package var headers: Components.Responses.Busy.Headers
             /// - Remark: Generated from `#/components/responses/Busy/content`.
             @frozen package enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/components/responses/Busy/content/application\/json`.
@@ -360,8 +374,13 @@ extension Components {
             /// Creates a new `Busy`.
             ///
             /// - Parameters:
+            ///   - headers: Received HTTP response headers
             ///   - body: Received HTTP response body
-            package init(body: Components.Responses.Busy.Body) {
+            package init(
+                headers: Components.Responses.Busy.Headers = .init(),
+                body: Components.Responses.Busy.Body
+            ) {
+                self.headers = headers
                 self.body = body
             }
         }

@@ -541,7 +541,7 @@ package enum Operations {
                     }
                 }
             }
-            /// The vault stayed locked by another process past the timeout (vault-busy).
+            /// The vault stayed locked by another writer past the timeout (vault-busy), or its storage cannot be reached or written, such as a PostgreSQL server restarting (storage-failure). Nothing was changed; try again after the seconds that Retry-After gives.
             ///
             /// - Remark: Generated from `#/paths//v1/credentials/request/post(requestCredentials)/responses/503`.
             ///
@@ -869,7 +869,7 @@ package enum Operations {
                     }
                 }
             }
-            /// The vault stayed locked by another process past the timeout (vault-busy).
+            /// The vault stayed locked by another writer past the timeout (vault-busy), or its storage cannot be reached or written, such as a PostgreSQL server restarting (storage-failure). Nothing was changed; try again after the seconds that Retry-After gives.
             ///
             /// - Remark: Generated from `#/paths//v1/credentials/put(saveCredential)/responses/503`.
             ///
@@ -1174,7 +1174,7 @@ package enum Operations {
                     }
                 }
             }
-            /// The vault stayed locked by another process past the timeout (vault-busy).
+            /// The vault stayed locked by another writer past the timeout (vault-busy), or its storage cannot be reached or written, such as a PostgreSQL server restarting (storage-failure). Nothing was changed; try again after the seconds that Retry-After gives.
             ///
             /// - Remark: Generated from `#/paths//v1/credentials/delete(deleteCredential)/responses/503`.
             ///
@@ -1479,6 +1479,29 @@ package enum Operations {
                     }
                 }
             }
+            /// The vault stayed locked by another writer past the timeout (vault-busy), or its storage cannot be reached or written, such as a PostgreSQL server restarting (storage-failure). Nothing was changed; try again after the seconds that Retry-After gives.
+            ///
+            /// - Remark: Generated from `#/paths//v1/passwords/generate/post(generatePasswords)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Busy)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            package var serviceUnavailable: Components.Responses.Busy {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -1761,7 +1784,7 @@ package enum Operations {
                     }
                 }
             }
-            /// The vault stayed locked by another process past the timeout (vault-busy).
+            /// The vault stayed locked by another writer past the timeout (vault-busy), or its storage cannot be reached or written, such as a PostgreSQL server restarting (storage-failure). Nothing was changed; try again after the seconds that Retry-After gives.
             ///
             /// - Remark: Generated from `#/paths//v1/passkeys/create/post(createPasskey)/responses/503`.
             ///
@@ -2089,7 +2112,7 @@ package enum Operations {
                     }
                 }
             }
-            /// The vault stayed locked by another process past the timeout (vault-busy).
+            /// The vault stayed locked by another writer past the timeout (vault-busy), or its storage cannot be reached or written, such as a PostgreSQL server restarting (storage-failure). Nothing was changed; try again after the seconds that Retry-After gives.
             ///
             /// - Remark: Generated from `#/paths//v1/passkeys/get/post(getPasskey)/responses/503`.
             ///
@@ -2288,6 +2311,29 @@ package enum Operations {
                     }
                 }
             }
+            /// The vault stayed locked by another writer past the timeout (vault-busy), or its storage cannot be reached or written, such as a PostgreSQL server restarting (storage-failure). Nothing was changed; try again after the seconds that Retry-After gives.
+            ///
+            /// - Remark: Generated from `#/paths//v1/associations/get(associations)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Busy)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            package var serviceUnavailable: Components.Responses.Busy {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -2416,6 +2462,29 @@ package enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The vault stayed locked by another writer past the timeout (vault-busy), or its storage cannot be reached or written, such as a PostgreSQL server restarting (storage-failure). Nothing was changed; try again after the seconds that Retry-After gives.
+            ///
+            /// - Remark: Generated from `#/paths//v1/lock/post(lock)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Busy)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            package var serviceUnavailable: Components.Responses.Busy {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
@@ -2652,6 +2721,29 @@ package enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "code423",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The vault stayed locked by another writer past the timeout (vault-busy), or its storage cannot be reached or written, such as a PostgreSQL server restarting (storage-failure). Nothing was changed; try again after the seconds that Retry-After gives.
+            ///
+            /// - Remark: Generated from `#/paths//v1/unlock/post(unlock)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Busy)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            package var serviceUnavailable: Components.Responses.Busy {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
@@ -2909,6 +3001,29 @@ package enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "code423",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The vault stayed locked by another writer past the timeout (vault-busy), or its storage cannot be reached or written, such as a PostgreSQL server restarting (storage-failure). Nothing was changed; try again after the seconds that Retry-After gives.
+            ///
+            /// - Remark: Generated from `#/paths//v1/consent/next/get(nextConsentRequest)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Busy)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            package var serviceUnavailable: Components.Responses.Busy {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
@@ -3196,6 +3311,29 @@ package enum Operations {
                     }
                 }
             }
+            /// The vault stayed locked by another writer past the timeout (vault-busy), or its storage cannot be reached or written, such as a PostgreSQL server restarting (storage-failure). Nothing was changed; try again after the seconds that Retry-After gives.
+            ///
+            /// - Remark: Generated from `#/paths//v1/consent/answer/post(answerConsentRequest)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Busy)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            package var serviceUnavailable: Components.Responses.Busy {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
@@ -3347,6 +3485,29 @@ package enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "code423",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The vault stayed locked by another writer past the timeout (vault-busy), or its storage cannot be reached or written, such as a PostgreSQL server restarting (storage-failure). Nothing was changed; try again after the seconds that Retry-After gives.
+            ///
+            /// - Remark: Generated from `#/paths//v1/owner/challenge/post(ownerChallenge)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Busy)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            package var serviceUnavailable: Components.Responses.Busy {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }
@@ -3583,6 +3744,29 @@ package enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "code423",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The vault stayed locked by another writer past the timeout (vault-busy), or its storage cannot be reached or written, such as a PostgreSQL server restarting (storage-failure). Nothing was changed; try again after the seconds that Retry-After gives.
+            ///
+            /// - Remark: Generated from `#/paths//v1/owner/session/post(ownerSession)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.Busy)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            package var serviceUnavailable: Components.Responses.Busy {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
                             response: self
                         )
                     }

@@ -43,6 +43,9 @@ package final class PostgresStorage: VaultStorage {
 
     /// The advisory lock every write transaction takes first ("swcred" and 1).
     static let writerLock: Int64 = 0x7377_6372_6564_0001
+    /// How much longer than the busy timeout a statement's answer may take before the connection
+    /// is given up (``PostgresStoreConnection/answerTimeout``).
+    static let answerMargin: TimeInterval = 5
     /// How many idle connections are kept for the next transactions.
     static let maximumIdle = 8
 
@@ -136,7 +139,9 @@ package final class PostgresStorage: VaultStorage {
     ) throws -> T {
         try mappingErrors {
             let connection = try takeConnection()
-            let db = PostgresStoreConnection(connection: connection, logger: logger)
+            let db = PostgresStoreConnection(
+                connection: connection, logger: logger,
+                answerTimeout: .milliseconds(Int64((busyTimeout + Self.answerMargin) * 1000)))
             do {
                 for statement in begin { try db.run(statement) }
                 let result = try body(db)
@@ -144,7 +149,7 @@ package final class PostgresStorage: VaultStorage {
                 giveBack(connection)
                 return result
             } catch {
-                if (try? db.run("ROLLBACK")) != nil {
+                if !connection.isClosed, (try? db.run("ROLLBACK")) != nil {
                     giveBack(connection)
                 } else {
                     Self.close(connection)
@@ -207,6 +212,9 @@ package final class PostgresStorage: VaultStorage {
             throw error
         } catch let error as PSQLError {
             throw PostgresErrors.translate(error, location: location)
+        } catch is PostgresStoreConnection.Unanswered {
+            throw PostgresErrors.unreachable(
+                location: location, cause: "no answer within \(Int(busyTimeout + Self.answerMargin)) s")
         } catch {
             throw PostgresErrors.unreachable(location: location, cause: "\(type(of: error))")
         }

@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// A PostgreSQL connection inside a transaction, as the stores see it: each query's `?`
 /// placeholders numbered for the extended protocol, every value a ``StoreValue`` (bigint for
@@ -9,9 +10,18 @@ import PostgresNIO
 /// The caller is never an event-loop thread nor a cooperative one: ``PostgresStorage`` runs the
 /// transaction on its own threads (or the CLI's), and `wait()` blocks only that thread while
 /// postgres-nio's event loop does the I/O.
+///
+/// No wait is unbounded: a server that goes away in the middle of a transaction (a restart under
+/// load) can leave a statement's answer pending for ever on a connection postgres-nio has already
+/// closed, which would hold the request, and the engine thread, with it. After
+/// ``answerTimeout`` the connection is closed and the statement fails as storage that cannot be
+/// reached (exit 13, HTTP 503).
 struct PostgresStoreConnection: StoreWriter {
     let connection: PostgresConnection
     let logger: Logger
+    /// The longest wait for one statement's answer: longer than any lock wait the server allows
+    /// (`lock_timeout`, the busy timeout).
+    let answerTimeout: TimeAmount
 
     func forEachRow(_ sql: String, _ arguments: [StoreValue], _ body: (StoreRow) throws -> Void) throws {
         // The rows are collected on the event loop, then handed to `body` here: the future API
@@ -31,7 +41,7 @@ struct PostgresStoreConnection: StoreWriter {
 
     /// Runs one statement of the engine's own (BEGIN, COMMIT, SET LOCAL, ...), without arguments.
     func run(_ sql: String) throws {
-        _ = try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+        _ = try bounded(connection.query(PostgresQuery(unsafeSQL: sql), logger: logger))
     }
 
     private func query(_ sql: String, _ arguments: [StoreValue]) throws -> PostgresQueryResult {
@@ -46,8 +56,64 @@ struct PostgresStoreConnection: StoreWriter {
             }
         }
         let query = PostgresQuery(unsafeSQL: PostgresSQLText.numberingPlaceholders(sql), binds: bindings)
-        return try connection.query(query, logger: logger).wait()
+        return try bounded(connection.query(query, logger: logger))
     }
+
+    /// The answer of `future`; ``Unanswered`` as soon as the connection is found closed with
+    /// the answer still pending (postgres-nio can drop a statement sent while its connection
+    /// closes), or when none comes within ``answerTimeout`` (the connection is then closed).
+    private func bounded<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
+        let loop = future.eventLoop
+        let answer = loop.makePromise(of: T.self)
+        let watch = ConnectionWatch(
+            connection: connection, answer: answer, deadline: .now() + answerTimeout)
+        watch.schedule(on: loop)
+        future.whenComplete { result in
+            watch.stop()
+            answer.completeWith(result)
+        }
+        return try answer.futureResult.wait()
+    }
+
+    /// Looks at a connection every ``interval`` while a statement's answer is pending.
+    private final class ConnectionWatch<T: Sendable>: Sendable {
+        static var interval: TimeAmount { .milliseconds(100) }
+        let connection: PostgresConnection
+        let answer: EventLoopPromise<T>
+        let deadline: NIODeadline
+        private let task = Mutex<Scheduled<Void>?>(nil)
+
+        init(connection: PostgresConnection, answer: EventLoopPromise<T>, deadline: NIODeadline) {
+            self.connection = connection
+            self.answer = answer
+            self.deadline = deadline
+        }
+
+        func schedule(on loop: any EventLoop) {
+            task.withLock { $0 = loop.scheduleTask(in: Self.interval) { self.look(on: loop) } }
+        }
+
+        func stop() {
+            task.withLock { task in
+                task?.cancel()
+                task = nil
+            }
+        }
+
+        private func look(on loop: any EventLoop) {
+            if connection.isClosed {
+                answer.fail(Unanswered())
+            } else if NIODeadline.now() >= deadline {
+                answer.fail(Unanswered())
+                connection.close().whenComplete { [connection] _ in withExtendedLifetime(connection) {} }
+            } else {
+                schedule(on: loop)
+            }
+        }
+    }
+
+    /// No answer came from the server in time.
+    struct Unanswered: Error {}
 
     /// The ``StoreValue`` of one cell: the types the vault's schema and queries produce.
     static func value(_ cell: PostgresCell) throws -> StoreValue {
