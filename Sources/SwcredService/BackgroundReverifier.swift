@@ -7,7 +7,9 @@ import SharedWebCredentials
 /// `swcd`, so that apps rarely wait on the network. Each round comes after `interval` plus up to
 /// a quarter of it of random jitter; the verifier bounds how many sites are fetched at once. The
 /// policy is the gate's own (``RecheckPolicy``): a failed re-check keeps an approval until it
-/// goes stale, a refusal revokes it at once. Nothing runs while the vault is locked.
+/// goes stale, a refusal revokes it at once. Nothing runs while the vault is locked. Of several
+/// instances on one PostgreSQL database, one at a time does a round (an advisory lock); the others
+/// skip theirs, and find the verdicts it saved no longer due.
 struct BackgroundReverifier: Service {
     let holder: VaultHolder
     let verifier: Verifier
@@ -29,8 +31,15 @@ struct BackgroundReverifier: Service {
         }
     }
 
-    /// Re-checks every due (app, entry) pair of `vault`; returns how many.
+    /// Re-checks every due (app, entry) pair of `vault`, unless another instance is doing it;
+    /// returns how many.
     func refreshDue(in vault: Vault) async throws -> Int {
+        try await vault.storage.alone(.reverification) { try await refreshDueAlone(in: vault) } ?? 0
+    }
+
+    /// ``refreshDue(in:)`` once this instance holds the duty: the due verdicts are read after the
+    /// duty is taken, so a round that follows another instance's finds its verdicts saved.
+    private func refreshDueAlone(in vault: Vault) async throws -> Int {
         let due = try await BlockingWork.run { [policy] in try Self.due(in: vault, policy: policy, at: Date()) }
         guard !due.isEmpty else { return 0 }
         let checks = await verifier.verify(due)

@@ -14,6 +14,8 @@ public enum TestRoute: Sendable {
     case streamForever
     /// Reads the request and never answers.
     case neverAnswer
+    /// Answers with `route` after `milliseconds` (a slow site).
+    indirect case delayed(milliseconds: Int64, TestRoute)
 
     /// A 200 response with a JSON body served as `application/json` (or `contentType`).
     public static func json(_ text: String, contentType: String = "application/json") -> TestRoute {
@@ -172,6 +174,10 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
             send(status: status, headers: ["Location": location, "Content-Length": "0"], body: [], context: context)
         case .neverAnswer:
             break
+        case .delayed(let milliseconds, let inner):
+            context.eventLoop.scheduleTask(in: .milliseconds(milliseconds)) {
+                self.respond(to: request, route: inner, context: context)
+            }
         case .streamForever:
             let headHead = HTTPResponseHead(
                 version: .http1_1, status: .ok,

@@ -40,6 +40,11 @@ package protocol VaultStorage: Sendable {
     /// transactions there.
     func submit(_ work: @escaping @Sendable () -> Void)
 
+    /// Runs `body` unless another process already does `duty` on this database; returns nil,
+    /// without running it, when one does. For work that one of several service instances should
+    /// do, not each of them (re-verifying due verdicts). `body` runs outside any transaction.
+    func alone<T: Sendable>(_ duty: ExclusiveDuty, _ body: @Sendable () async throws -> T) async throws -> T?
+
     /// Applies the embedded migrations that the database lacks, each in its own transaction.
     func migrate() throws
 
@@ -47,6 +52,13 @@ package protocol VaultStorage: Sendable {
     /// migrations it records as applied make; returns how far it is migrated.
     @discardableResult
     func verifySchema() throws -> SchemaState
+}
+
+/// Work that one process at a time does on a shared database (``VaultStorage/alone(_:_:)``).
+package enum ExclusiveDuty: Int64, Sendable {
+    /// Fetching the association files of due verdicts again: "swcred" and 2, as a PostgreSQL
+    /// advisory lock key (the writers' lock is "swcred" and 1).
+    case reverification = 0x7377_6372_6564_0002
 }
 
 /// How far a checked schema is migrated.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 
 /// A vault, a registered app and real HTTPS sites on loopback, for driving the `swcred` binary.
@@ -39,17 +40,32 @@ final class GatedFixture {
     /// Everything the binary wrote to standard error, to prove no password was ever logged.
     private(set) var diagnostics = ""
 
-    private init(directory: TemporaryDirectory, server: TestHTTPSServer, caFile: String, store: String?) {
+    private init(
+        directory: TemporaryDirectory, server: TestHTTPSServer, caFile: String, store: String?, shopFetches: FetchLog
+    ) {
         self.directory = directory
+        self.shopFetches = shopFetches
         self.server = server
         self.caFile = caFile
         self.store = store
         vaultPath = directory.path("vault.sqlite")
     }
 
+    /// When each request for shop.example's association file arrived.
+    final class FetchLog: Sendable {
+        private let times = Mutex<[ContinuousClock.Instant]>([])
+        func record() { times.withLock { $0.append(.now) } }
+        var all: [ContinuousClock.Instant] { times.withLock { $0 } }
+    }
+
+    /// The requests for shop.example's association file.
+    let shopFetches: FetchLog
+
     /// Starts the sites and creates a vault with both apps registered: in the SQLite file, or in
-    /// the PostgreSQL database of `store`.
-    static func make(store: String? = nil) async throws -> GatedFixture {
+    /// the PostgreSQL database of `store`. shop.example answers its association file after
+    /// `shopDelay` milliseconds (a slow site).
+    static func make(store: String? = nil, shopDelay: Int64 = 0) async throws -> GatedFixture {
+        let shopFetches = FetchLog()
         let directory = try TemporaryDirectory()
         let ca = try TestCertificateAuthority()
         let caFile = try ca.writePEM(into: directory)
@@ -64,12 +80,16 @@ final class GatedFixture {
             }
             guard request.path == "/.well-known/apple-app-site-association" else { return .status(404) }
             switch request.host {
-            case "shop.example": return .aasa(approving: [app])
+            case "shop.example":
+                shopFetches.record()
+                return shopDelay > 0
+                    ? .delayed(milliseconds: shopDelay, .aasa(approving: [app])) : .aasa(approving: [app])
             case "other.example": return .aasa(approving: [otherApp])
             default: return .status(404)
             }
         }
-        let fixture = GatedFixture(directory: directory, server: server, caFile: caFile, store: store)
+        let fixture = GatedFixture(
+            directory: directory, server: server, caFile: caFile, store: store, shopFetches: shopFetches)
         try fixture.expect(["init", "--kdf", "interactive"], status: 0)
         try fixture.expect(
             [
@@ -131,8 +151,10 @@ final class GatedFixture {
     }
 
     /// Runs `body` with a new fixture and stops its server however `body` ends.
-    static func with(store: String? = nil, _ body: (GatedFixture) async throws -> Void) async throws {
-        let fixture = try await make(store: store)
+    static func with(
+        store: String? = nil, shopDelay: Int64 = 0, _ body: (GatedFixture) async throws -> Void
+    ) async throws {
+        let fixture = try await make(store: store, shopDelay: shopDelay)
         do {
             try await body(fixture)
         } catch {

@@ -78,4 +78,45 @@ struct ServiceSharedStoreTests {
             }
         }
     }
+
+    @Test(
+        "of two instances, one at a time re-verifies: a slow site is fetched once per due verdict, not once per instance"
+    )
+    func oneReverifierAtATime() async throws {
+        let database = try TestPostgres.freshDatabase()
+        // shop.example takes 1.5 s to answer, so two rounds that overlap would both fetch it.
+        try await GatedFixture.with(store: database, shopDelay: 1500) { gated in
+            var instances: [ServiceProcess] = []
+            defer { for instance in instances { _ = instance.stop(signal: SIGKILL) } }
+            for name in ["a", "b"] {
+                instances.append(
+                    try ServiceProcess.start(
+                        socketPath: gated.directory.path("run-\(name)/swcred.sock"),
+                        arguments: gated.networkArguments + ["--reverify-every", "1s", "--recheck-after", "2s"],
+                        environment: gated.environment, logPath: gated.directory.path("service-\(name).log")))
+            }
+            // A verdict for shop.example, saved by an instance: due again 2 s after it (no
+            // credential yet: 404).
+            let token = try gated.expect(["app", "token", "create", GatedFixture.app], status: 0).stdout
+                .trimmingCharacters(in: .newlines)
+            let first = try UnixHTTP.request(
+                instances[0].socketPath, "POST", "/v1/credentials/request", token: token,
+                json: ["domain": "shop.example"])
+            #expect(first.status == 404, "\(first.text)")
+            let started = ContinuousClock.now
+            try await Task.sleep(for: .seconds(10))
+            for instance in instances { instance.stop() }
+
+            // Each round fetches only after the last one saved its verdict and the verdict fell
+            // due again (1.5 s fetch + 2 s): never two fetches within that of each other.
+            let fetches = gated.shopFetches.all.filter { $0 > started }
+            #expect(fetches.count >= 2, "background fetches: \(fetches.count)")
+            let gaps = zip(fetches, fetches.dropFirst()).map { $1 - $0 }
+            #expect(gaps.allSatisfy { $0 > .seconds(3) }, "gaps between fetches: \(gaps)")
+            let rounds = instances.map { $0.log.components(separatedBy: "re-verified due associations").count - 1 }
+            // The last fetch may still be under way when the instances stop.
+            #expect(
+                rounds.reduce(0, +) >= fetches.count - 1, "rounds by instance: \(rounds), fetches: \(fetches.count)")
+        }
+    }
 }

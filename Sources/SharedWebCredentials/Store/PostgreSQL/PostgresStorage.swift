@@ -109,6 +109,50 @@ package final class PostgresStorage: VaultStorage {
         }
     }
 
+    /// Holds the session-level advisory lock of `duty` on a connection of its own while `body`
+    /// runs (`pg_try_advisory_lock`: never waits), then releases it. A connection that cannot be
+    /// told to release it is closed, which releases it too. If the connection dies while `body`
+    /// runs, another instance may start the duty before `body` ends: the duty must stay safe
+    /// when done twice.
+    package func alone<T: Sendable>(_ duty: ExclusiveDuty, _ body: @Sendable () async throws -> T) async throws -> T? {
+        let key = duty.rawValue
+        let held = try await Self.threads.runIfActive { () throws -> PostgresConnection? in
+            try self.mappingErrors {
+                let connection = try self.takeConnection()
+                let db = self.statements(on: connection)
+                do {
+                    let locked = try db.value("SELECT pg_try_advisory_lock(?)", [.integer(key)])?.integer == 1
+                    guard locked else {
+                        self.giveBack(connection)
+                        return nil
+                    }
+                    return connection
+                } catch {
+                    Self.close(connection)
+                    throw error
+                }
+            }
+        }
+        guard let held else { return nil }
+        let release: @Sendable () async -> Void = {
+            try? await Self.threads.runIfActive {
+                if (try? self.statements(on: held).value("SELECT pg_advisory_unlock(?)", [.integer(key)])) != nil {
+                    self.giveBack(held)
+                } else {
+                    Self.close(held)
+                }
+            }
+        }
+        do {
+            let result = try await body()
+            await release()
+            return result
+        } catch {
+            await release()
+            throw error
+        }
+    }
+
     private func inRead<T>(_ body: (PostgresStoreConnection) throws -> T) throws -> T {
         try inTransaction(begin: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], commit: true, body)
     }
@@ -139,9 +183,7 @@ package final class PostgresStorage: VaultStorage {
     ) throws -> T {
         try mappingErrors {
             let connection = try takeConnection()
-            let db = PostgresStoreConnection(
-                connection: connection, logger: logger,
-                answerTimeout: .milliseconds(Int64((busyTimeout + Self.answerMargin) * 1000)))
+            let db = statements(on: connection)
             do {
                 for statement in begin { try db.run(statement) }
                 let result = try body(db)
@@ -160,6 +202,13 @@ package final class PostgresStorage: VaultStorage {
     }
 
     // MARK: Connections
+
+    /// `connection` as the stores see it.
+    private func statements(on connection: PostgresConnection) -> PostgresStoreConnection {
+        PostgresStoreConnection(
+            connection: connection, logger: logger,
+            answerTimeout: .milliseconds(Int64((busyTimeout + Self.answerMargin) * 1000)))
+    }
 
     private func takeConnection() throws -> PostgresConnection {
         while let connection = idle.withLock({ $0.popLast() }) {

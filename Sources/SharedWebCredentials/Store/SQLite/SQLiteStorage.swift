@@ -106,6 +106,12 @@ package final class SQLiteStorage: VaultStorage {
         EngineThreads.submit(work)
     }
 
+    /// Runs `body`: one vault file has one service, so there is no other instance to leave the
+    /// duty to (two services on one file would each do it, which is safe: the writes serialise).
+    package func alone<T: Sendable>(_ duty: ExclusiveDuty, _ body: @Sendable () async throws -> T) async throws -> T? {
+        try await body()
+    }
+
     /// A plain deferred transaction, not GRDB's `read`: on a queue, that also turns
     /// `PRAGMA query_only` on and off, and SQLite expires every prepared statement of the
     /// connection when a flag pragma changes (the readers are read-only connections anyway).
