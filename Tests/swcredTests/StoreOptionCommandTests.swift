@@ -74,4 +74,88 @@ struct StoreOptionCommandTests {
         #expect(unreachable.stderr.contains("cannot be reached"), "\(unreachable.stderr)")
         try swcred(["status", "--store", "postgresql://swcred@/swcred?host=/x", "--vault", "/tmp/v"], status: 2)
     }
+
+    @Test("store copy: SQLite to PostgreSQL and back, checked at each end; a second copy is exit 8; nothing leaks")
+    func storeCopyRoundTrip() throws {
+        let directory = try TemporaryDirectory()
+        let first = directory.path("first.sqlite")
+        try swcred(["init", "--vault", first] + Self.fastKDF)
+        for (account, password) in [("alice", "copy-pw-alice"), ("bob", "copy-pw-bob")] {
+            try swcred(
+                ["item", "set", "example.com", "--account", account, "--password-stdin", "--yes", "--vault", first],
+                stdin: password)
+        }
+        try swcred(["never-save", "never.example", "--vault", first])
+        try swcred([
+            "app", "add", "ABCDE12345.com.example.app", "--domain", "webcredentials:example.com", "--vault", first,
+        ])
+        let token = try swcred(["app", "token", "create", "ABCDE12345.com.example.app", "--vault", first])
+        #expect(!token.stdout.isEmpty)
+
+        let database = try TestPostgres.freshDatabase()
+        let there = try swcred(["store", "copy", "--from", "sqlite:\(first)", "--to", database, "--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: there.stdoutData) as? [String: Any])
+        let rows = try #require(report["rows"] as? [String: Int])
+        #expect(rows["credentials"] == 2 && rows["never_save"] == 1 && rows["apps"] == 1 && rows["app_tokens"] == 1)
+        let checked = try #require(report["checked"] as? [String: Int])
+        #expect(checked["credentials"] == 2 && checked["tokens"] == 1)
+        #expect(checked["audit_entries"] == (rows["audit_log"] ?? 0) + 1)
+
+        // The copy opens where it went, with the same passphrase, and holds the same passwords.
+        let shown = try swcred(["item", "show", "example.com", "--account", "bob", "--json", "--store", database])
+        #expect(shown.stdout.contains("copy-pw-bob"))
+        try swcred(["status", "--verify", "--store", database])
+        let log = try swcred(["audit", "list", "--store", database])
+        #expect(log.stdout.contains("store-copy") && log.stdout.contains("copied from \(first)"), "\(log.stdout)")
+        let sourceLog = try swcred(["audit", "list", "--vault", first])
+        #expect(sourceLog.stdout.contains("copied to "), "\(sourceLog.stdout)")
+
+        // A destination that holds a vault, or a file that exists, is refused before anything.
+        let again = try swcred(["store", "copy", "--from", "sqlite:\(first)", "--to", database], status: 8)
+        #expect(again.stderr.contains("already holds vault data"), "\(again.stderr)")
+        try swcred(["store", "copy", "--from", "sqlite:\(first)", "--to", "sqlite:\(first)"], status: 2)
+
+        // And back to a new file: the same passwords, the chain intact with both copies in it.
+        let back = directory.path("back.sqlite")
+        try swcred(["store", "copy", "--from", database, "--to", "sqlite:\(back)"])
+        let returned = try swcred(["item", "show", "example.com", "--account", "alice", "--json", "--vault", back])
+        #expect(returned.stdout.contains("copy-pw-alice"))
+        try swcred(["audit", "verify", "--vault", back])
+        let existing = try swcred(["store", "copy", "--from", database, "--to", "sqlite:\(back)"], status: 8)
+        #expect(existing.stderr.contains("already exists"), "\(existing.stderr)")
+        for result in [there, again] {
+            #expect(!result.stdout.contains("copy-pw") && !result.stderr.contains("copy-pw"))
+        }
+    }
+
+    @Test("store copy refuses a wrong passphrase (7) and a damaged source (9), and leaves no destination behind")
+    func storeCopyRefusals() throws {
+        let directory = try TemporaryDirectory()
+        let source = directory.path("source.sqlite")
+        try swcred(["init", "--vault", source] + Self.fastKDF)
+        try swcred(
+            ["item", "set", "example.com", "--account", "alice", "--password-stdin", "--yes", "--vault", source],
+            stdin: "pw")
+        let target = directory.path("target.sqlite")
+        try swcred(
+            ["store", "copy", "--from", "sqlite:\(source)", "--to", "sqlite:\(target)"], status: 7,
+            environment: ["SWCRED_PASSPHRASE": "not the passphrase"])
+        #expect(!FileManager.default.fileExists(atPath: target))
+        let missing = try swcred(
+            ["store", "copy", "--from", "sqlite:\(directory.path("none.sqlite"))", "--to", "sqlite:\(target)"],
+            status: 8)
+        #expect(missing.stderr.contains("none.sqlite"), "\(missing.stderr)")
+
+        // One credential's ciphertext altered behind swcred's back: the source fails its check.
+        let tamper = Process()
+        tamper.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        tamper.arguments = [source, "UPDATE credentials SET sealed = zeroblob(length(sealed));"]
+        try tamper.run()
+        tamper.waitUntilExit()
+        #expect(tamper.terminationStatus == 0)
+        let database = try TestPostgres.freshDatabase()
+        let damaged = try swcred(["store", "copy", "--from", "sqlite:\(source)", "--to", database], status: 9)
+        #expect(damaged.stderr.contains("failed its integrity check"), "\(damaged.stderr)")
+        #expect(try TestPostgres.psql(database, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") == "0\n")
+    }
 }

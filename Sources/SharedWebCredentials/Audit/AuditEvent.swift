@@ -133,6 +133,9 @@ public enum AuditOperation: String, Sendable, CaseIterable, Codable {
     case passkeyGet = "passkey-get"
     /// The owner removed a passkey (`swcred passkey remove`; detail: its credential ID).
     case passkeyRemove = "passkey-remove"
+    /// The owner copied the vault to another store (`swcred store copy`; detail: the other
+    /// store, without a password). Written at both ends.
+    case storeCopy = "store-copy"
 }
 
 /// How an audited operation ended.

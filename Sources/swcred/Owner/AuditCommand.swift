@@ -11,7 +11,7 @@ struct AuditCommand: ParsableCommand {
             Every operation done for an app (request, add, update, delete, generate, \
             passkey-create, passkey-get; released, done or refused) and every change the owner \
             makes (item set/remove/rename, passkey remove, passwd, rekey, app add/remove, app \
-            token create/revoke, never-save, audit prune) appends one \
+            token create/revoke, never-save, audit prune, store copy) appends one \
             entry, as does what grants or changes access: consent decisions, unlock and lock in \
             `swcred serve`, and a stored verdict that changed (`swcred verify`, the service's \
             re-verifier, or a check an app's request set off). Entries are chained by keyed \

@@ -47,6 +47,12 @@ struct VaultOptions: ParsableArguments {
 
     /// What unlocks the vault: the key file if given, else the passphrase.
     func unlockSecret() throws -> VaultSecret {
+        try Self.unlockSecret(passphraseFile: passphraseFile, keyFile: keyFile)
+    }
+
+    /// What unlocks a vault: the key file if given, else the passphrase from `passphraseFile`,
+    /// `SWCRED_PASSPHRASE` or a prompt.
+    static func unlockSecret(passphraseFile: String?, keyFile: String?) throws -> VaultSecret {
         if let keyFile { return .key(try KeyFile.read(at: keyFile)) }
         return .passphrase(
             try PassphraseInput.read(

@@ -214,4 +214,79 @@ struct EngineParityTests {
         }
         #expect(VaultTestSupport.errorCode { _ = try Vault.inspect(store: store) } == .integrityFailure)
     }
+
+    @Test(
+        "VaultTables names exactly the tables and columns each engine's migrations make",
+        arguments: StorageEngine.allCases)
+    func tablesListed(engine: StorageEngine) throws {
+        let directory = try TemporaryDirectory()
+        let vault = try create(try engine.freshStore(in: directory))
+        let schema: [String: [String]] = try vault.storage.read { db in
+            var schema: [String: [String]] = [:]
+            switch engine {
+            case .sqlite:
+                for row in try db.rows(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('grdb_migrations', 'sqlite_sequence')"
+                ) {
+                    let table = row.text(0) ?? ""
+                    schema[table] = try db.rows("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
+                        .compactMap { $0.text(0) }
+                }
+            case .postgresql:
+                for row in try db.rows(
+                    "SELECT table_name::text, column_name::text FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> 'swcred_migrations' ORDER BY table_name, ordinal_position"
+                ) {
+                    schema[row.text(0) ?? "", default: []].append(row.text(1) ?? "")
+                }
+            }
+            return schema
+        }
+        let listed = Dictionary(uniqueKeysWithValues: VaultTables.all.map { ($0.name, $0.columns) })
+        #expect(Set(schema.keys) == Set(listed.keys))
+        for (table, columns) in listed { #expect(Set(schema[table] ?? []) == Set(columns), "\(table)") }
+    }
+
+    @Test("Vault.copy: SQLite to PostgreSQL to SQLite, every row but the audit log's end byte for byte the same")
+    func copiedThereAndBack() throws {
+        let directory = try TemporaryDirectory()
+        let sqlite = try StorageEngine.sqlite.freshStore(in: directory)
+        let source = try create(sqlite)
+        try source.credentials.upsert(server: "example.com", account: "alice", password: SecureBytes(utf8: "pw-a"))
+        try source.credentials.upsert(server: "shop.example", account: "bob", password: SecureBytes(utf8: "pw-b"))
+        try source.apps.register(
+            Self.app, entitlements: Entitlements(strings: ["webcredentials:shop.example"]), at: Date())
+        try VaultTestSupport.approve(Self.app, for: ["webcredentials:shop.example"], in: source)
+        let issued = try source.appTokens.create(
+            app: Self.app, permissions: [.request], consent: .none, expiresAt: nil, now: Date())
+        try source.neverSave.mark("never.example")
+        let secret = VaultSecret.passphrase(Self.passphrase)
+
+        let postgresql = try StorageEngine.postgresql.freshStore(in: directory)
+        var progress: [String] = []
+        let there = try Vault.copy(from: sqlite, to: postgresql, secret: secret) { progress.append($0.table) }
+        #expect(progress == VaultTables.all.map(\.name))
+        #expect(there.destination.isIntact && there.destination.credentialsChecked == 2 && there.tokensChecked == 1)
+        let back = VaultStore.file(directory.path("back.sqlite"))
+        _ = try Vault.copy(from: postgresql, to: back, secret: secret)
+
+        let returned = try open(back)
+        #expect(try returned.credentials.find(server: "shop.example").map(\.passwordText) == ["pw-b"])
+        #expect(try returned.appTokens.authenticate(issued.token).app == Self.app)
+        func rows(_ vault: Vault, _ table: VaultTables.Table) throws -> [[StoreValue]] {
+            try vault.storage.read { db in try db.rows(table.selectAll).map(\.values) }
+        }
+        for table in VaultTables.all where table.name != "audit_log" && table.name != "vault_meta" {
+            #expect(try rows(returned, table) == rows(try open(sqlite), table), "\(table.name)")
+        }
+        // The audit log is the source's, then one store-copy entry per copy.
+        let entries = try returned.audit.entries()
+        #expect(entries.suffix(2).map(\.event.operation) == [AuditOperation.storeCopy, .storeCopy])
+        #expect(try returned.audit.verify().problem == nil)
+        // A second copy into a store that holds the vault is refused, and changes nothing.
+        #expect(
+            VaultTestSupport.errorCode { _ = try Vault.copy(from: sqlite, to: postgresql, secret: secret) }
+                == .vaultExists)
+        // (PostgreSQL's log: the source's, "copied from" the file, "copied to" back.sqlite.)
+        #expect(try open(postgresql).audit.entries().count == entries.count)
+    }
 }
