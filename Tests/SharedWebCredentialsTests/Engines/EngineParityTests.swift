@@ -289,4 +289,66 @@ struct EngineParityTests {
         // (PostgreSQL's log: the source's, "copied from" the file, "copied to" back.sqlite.)
         #expect(try open(postgresql).audit.entries().count == entries.count)
     }
+
+    @Test(
+        "psql as the database's owner: no password readable, a verdict flipped to approved refused, a record rolled back, audit entries deleted or reordered, a token widened: each detected"
+    )
+    func databaseOwnerAttacks() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try StorageEngine.postgresql.freshStore(in: directory)
+        guard case .postgresql(let url, _) = store else { return }
+        let raw = "postgresql://\(url.user)@/\(url.database)?host=\(url.socketDirectory ?? "")"
+        @discardableResult func psql(_ sql: String) throws -> String { try TestPostgres.psql(raw, sql) }
+        let vault = try create(store)
+        try vault.credentials.upsert(
+            server: "example.com", account: "alice", password: SecureBytes(utf8: "Secret-Pw-1"))
+        try vault.apps.register(
+            Self.app, entitlements: Entitlements(strings: ["webcredentials:shop.example"]), at: Date())
+        try VaultTestSupport.store(
+            Self.app, for: ["webcredentials:shop.example"], verdict: .denied, checkedAt: Date(), approvedAt: nil,
+            in: vault)
+        let issued = try vault.appTokens.create(
+            app: Self.app, permissions: [.request], consent: .none, expiresAt: nil, now: Date())
+
+        // Read any password: every table, dumped as text, holds no password, account or host.
+        let dump = try VaultTables.all.map { try psql("SELECT * FROM \($0.name)") }.joined()
+        for secret in ["Secret-Pw-1", "alice", "example.com"] { #expect(!dump.contains(secret), "\(secret)") }
+
+        // Flip the denied verdict to approved: its MAC fails, so it counts as missing, and with no
+        // network to verify again the gate refuses.
+        try psql("UPDATE associations SET verdict = 'approved', approved_at = checked_at")
+        let gate = SharedWebCredentials(app: Self.app, vault: try open(store), verifier: nil)
+        let refused = await VaultTestSupport.errorCode { _ = try await gate.request(domain: Self.shop) }
+        #expect(refused != nil)
+        #expect(try open(store).integrityReport().untrustedVerdicts == 1)
+
+        // Widen the token's permissions: its MAC fails and the token is refused.
+        try psql("UPDATE app_tokens SET permissions = 'add,delete,generate,request'")
+        #expect(VaultTestSupport.errorCode { _ = try open(store).appTokens.authenticate(issued.token) } != nil)
+
+        // Roll the credential back to an older ciphertext: detected against the commitment.
+        let older = try psql("SELECT encode(sealed, 'hex') || ':' || version FROM credentials").trimmingCharacters(
+            in: .newlines)
+        try open(store).credentials.upsert(
+            server: "example.com", account: "alice", password: SecureBytes(utf8: "Secret-Pw-2"))
+        let parts = older.split(separator: ":")
+        try psql("UPDATE credentials SET sealed = decode('\(parts[0])', 'hex'), version = \(parts[1])")
+        #expect(try !open(store).integrityReport().recordSetMatchesCommitment)
+        // The old ciphertext is authentic on its own; the check a service makes at start (and
+        // `status --verify`, and a key rotation) refuses the vault.
+        #expect(VaultTestSupport.errorCode { try open(store).verifyIntegrity() } == .integrityFailure)
+        #expect(VaultTestSupport.errorCode { try open(store).rotateKey() } == .integrityFailure)
+
+        // Reorder audit entries, then delete one: the chain no longer verifies.
+        #expect(try open(store).audit.verify().problem == nil)
+        #expect(try open(store).audit.entries().count >= 3)
+        let swap =
+            "UPDATE audit_log SET seq = 1000 WHERE seq = 2; UPDATE audit_log SET seq = 2 WHERE seq = 3; UPDATE audit_log SET seq = 3 WHERE seq = 1000"
+        try psql(swap)
+        #expect(try open(store).audit.verify().problem != nil)
+        try psql(swap)
+        #expect(try open(store).audit.verify().problem == nil)
+        try psql("DELETE FROM audit_log WHERE seq = 2")
+        #expect(try open(store).audit.verify().problem != nil)
+    }
 }
