@@ -98,6 +98,28 @@ echo "| ${rate} | ${p50} | ${p99} | ${non2xx:-0} | ${socket_errors:-none} |"
 echo "service resident memory after wrk: $(awk '/^VmRSS/ { print int($2 / 1024) " MiB" }' "/proc/$service_pid/status")"
 
 echo
+echo "### PostgreSQL against SQLite, and two instances on one database (issue 25)"
+# The same vault, copied into a throwaway cluster's new database; two instances serve it.
+pg_admin="$("$here/../Scripts/postgres" start)"
+pg_database="swcred_bench_$$"
+psql -X -q -d "$pg_admin" -c "CREATE DATABASE $pg_database"
+pg_url="postgresql://swcred@/$pg_database?${pg_admin#*\?}"
+"$bin/swcred" store copy --from "sqlite:$SWCRED_VAULT" --to "$pg_url" >/dev/null 2>store-copy.log
+pg_pids=()
+for name in a b; do
+    SWCRED_STORE="$pg_url" "$bin/swcred" serve --socket "$work/run-$name/swcred.sock" --log-level warning "${net[@]}" \
+        >"service-$name.log" 2>&1 &
+    pg_pids+=($!)
+    pids+=($!)
+done
+for _ in $(seq 300); do [ -S run-a/swcred.sock ] && [ -S run-b/swcred.sock ] && break; sleep 0.1; done
+"$bin/service-bench" stores "$work/run/swcred.sock" "$service_pid" "$work/run-a/swcred.sock" "${pg_pids[0]}" \
+    "$work/run-b/swcred.sock" "${pg_pids[1]}" "$work/floor.sock" "$floor_pid" token "$domain"
+kill "${pg_pids[@]}" 2>/dev/null || true
+wait "${pg_pids[@]}" 2>/dev/null || true
+psql -X -q -d "$pg_admin" -c "DROP DATABASE $pg_database"
+
+echo
 echo "### The peer: GNOME Keyring's Secret Service, from one Python process"
 mkdir -p home
 HOME="$work/home" XDG_DATA_HOME="$work/home/.local/share" XDG_RUNTIME_DIR="$work/home" \

@@ -13,6 +13,10 @@
 //   service-bench passkeys SERVICE_SOCKET TOKEN_FILE VAULT APP DOMAIN CREDENTIAL_ID
 //                                       a passkey assertion against a password request, through the
 //                                       service and in-process, and the signature alone
+//   service-bench stores SQLITE_SOCKET SQLITE_PID PG_A_SOCKET PG_A_PID PG_B_SOCKET PG_B_PID FLOOR_SOCKET FLOOR_PID
+//                        TOKEN_FILE DOMAIN
+//                                       a request on PostgreSQL against SQLite and the floor; one
+//                                       PostgreSQL instance against two on one database
 import BenchmarkSupport
 import Foundation
 import SharedWebCredentials
@@ -35,6 +39,13 @@ case ("passkeys", 7):
         service: Target(name: "swcred serve", socketPath: arguments[1], pid: 0), tokenFile: arguments[2],
         vaultPath: arguments[3], app: try ApplicationIdentifier(arguments[4]), domain: arguments[5],
         credentialID: arguments[6])
+case ("stores", 11):
+    try measureStores(
+        sqlite: Target(name: "SQLite", socketPath: arguments[1], pid: Int32(arguments[2])!),
+        postgresA: Target(name: "PostgreSQL A", socketPath: arguments[3], pid: Int32(arguments[4])!),
+        postgresB: Target(name: "PostgreSQL B", socketPath: arguments[5], pid: Int32(arguments[6])!),
+        floor: Target(name: "floor", socketPath: arguments[7], pid: Int32(arguments[8])!), tokenFile: arguments[9],
+        domain: arguments[10])
 default:
     FileHandle.standardError.write(Data("usage: see the comment at the top of service-bench/main.swift\n".utf8))
     exit(2)

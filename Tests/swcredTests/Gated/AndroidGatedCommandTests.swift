@@ -19,10 +19,10 @@ struct AndroidGatedCommandTests {
     }
 
     @Test(
-        "an Android app requests, adds and generates for an approved site; a site listing only its sibling refuses with exit 4"
-    )
-    func approvedAndRefused() async throws {
-        try await GatedFixture.with { fixture in
+        "an Android app requests, adds and generates for an approved site; a site listing only its sibling refuses with exit 4",
+        arguments: GatedFixture.Engine.allCases)
+    func approvedAndRefused(engine: GatedFixture.Engine) async throws {
+        try await GatedFixture.with(store: try engine.store()) { fixture in
             try Self.register(fixture)
             let shown = try fixture.expect(["app", "show", Self.app, "--json"], status: 0)
             let json = try #require(try JSONSerialization.jsonObject(with: shown.stdoutData) as? [String: Any])
@@ -66,9 +66,11 @@ struct AndroidGatedCommandTests {
         }
     }
 
-    @Test("an Apple app and an Android app share one vault without seeing each other's permissions")
-    func sharedVault() async throws {
-        try await GatedFixture.with { fixture in
+    @Test(
+        "an Apple app and an Android app share one vault without seeing each other's permissions",
+        arguments: GatedFixture.Engine.allCases)
+    func sharedVault(engine: GatedFixture.Engine) async throws {
+        try await GatedFixture.with(store: try engine.store()) { fixture in
             try Self.register(fixture)
             let apple = GatedFixture.app
             try fixture.expect(
@@ -104,9 +106,9 @@ struct AndroidGatedCommandTests {
         }
     }
 
-    @Test("app add reads the fingerprint from a PEM certificate file")
-    func certificateFile() async throws {
-        try await GatedFixture.with { fixture in
+    @Test("app add reads the fingerprint from a PEM certificate file", arguments: GatedFixture.Engine.allCases)
+    func certificateFile(engine: GatedFixture.Engine) async throws {
+        try await GatedFixture.with(store: try engine.store()) { fixture in
             let identity = try TestCertificateAuthority().issue(for: ["signing.example"])
             let pem = try identity.writePEM(into: fixture.directory, name: "signing").certificate
             try fixture.expect(
@@ -127,9 +129,10 @@ struct AndroidGatedCommandTests {
         }
     }
 
-    @Test("app add refuses bad Android input with exit 2 and a precise message")
-    func badInput() async throws {
-        try await GatedFixture.with { fixture in
+    @Test(
+        "app add refuses bad Android input with exit 2 and a precise message", arguments: GatedFixture.Engine.allCases)
+    func badInput(engine: GatedFixture.Engine) async throws {
+        try await GatedFixture.with(store: try engine.store()) { fixture in
             let cases: [([String], String)] = [
                 (
                     [

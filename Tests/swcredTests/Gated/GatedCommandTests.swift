@@ -2,14 +2,17 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The gated commands end to end: the built binary, a real vault file, real TLS on loopback.
+/// The gated commands end to end: the built binary, a real vault (a SQLite file, or a PostgreSQL
+/// database: every test runs on both), real TLS on loopback.
 @Suite("swcred request, add, delete, generate --app: end to end")
 struct GatedCommandTests {
     static let app = GatedFixture.app
 
-    @Test("add, request, update, no-op, delete, delete again; passwords never in argv, stderr or the vault file")
-    func fullFlow() async throws {
-        try await GatedFixture.with { fixture in
+    @Test(
+        "add, request, update, no-op, delete, delete again; passwords never in argv, stderr or the vault file",
+        arguments: GatedFixture.Engine.allCases)
+    func fullFlow(engine: GatedFixture.Engine) async throws {
+        try await GatedFixture.with(store: try engine.store()) { fixture in
             let target = ["--app", Self.app, "--domain", "shop.example"]
 
             try fixture.expect(["verify", Self.app], status: 4, network: true)  // other.example refuses, down is down
@@ -59,13 +62,13 @@ struct GatedCommandTests {
                 #expect(!fixture.argumentLists.joined().contains { $0.contains(secret) })
                 #expect(!fixture.diagnostics.contains(secret))
             }
-            #expect(fixture.vaultBytes().range(of: Data("alice@example.com".utf8)) == nil)
+            #expect(try fixture.storedBytes().range(of: Data("alice@example.com".utf8)) == nil)
         }
     }
 
-    @Test("each gate failure has its exit code and says why")
-    func gateFailures() async throws {
-        try await GatedFixture.with { fixture in
+    @Test("each gate failure has its exit code and says why", arguments: GatedFixture.Engine.allCases)
+    func gateFailures(engine: GatedFixture.Engine) async throws {
+        try await GatedFixture.with(store: try engine.store()) { fixture in
             func request(_ app: String, _ domain: String, offline: Bool = false) throws -> SwcredProcess.Result {
                 try fixture.run(
                     ["request", "--app", app, "--domain", domain] + (offline ? ["--offline"] : []), network: true)
@@ -94,16 +97,18 @@ struct GatedCommandTests {
             // Back-dating the verdict in the file breaks its MAC, so it counts as missing: offline
             // there is then no usable verdict at all. (An approval that really went stale is exit 4:
             // RecheckPolicyTests, with an injected clock.)
-            try backdateVerdicts(in: fixture.vaultPath, days: 31)
+            try backdateVerdicts(in: fixture, days: 31)
             let stale = try fixture.run(["generate", "--app", Self.app, "--domain", "shop.example", "--offline"])
             #expect(stale.status == 10, "a verdict edited in the file is not honoured offline")
             #expect(stale.stderr.contains("failed authentication"), "\(stale.stderr)")
         }
     }
 
-    @Test("request without --domain searches only approved domains; another app never sees them")
-    func requestWithoutDomain() async throws {
-        try await GatedFixture.with { fixture in
+    @Test(
+        "request without --domain searches only approved domains; another app never sees them",
+        arguments: GatedFixture.Engine.allCases)
+    func requestWithoutDomain(engine: GatedFixture.Engine) async throws {
+        try await GatedFixture.with(store: try engine.store()) { fixture in
             try fixture.expect(
                 [
                     "add", "--app", Self.app, "--domain", "shop.example", "--account", "alice", "--password-stdin",
@@ -126,9 +131,9 @@ struct GatedCommandTests {
         }
     }
 
-    @Test("off a terminal, a change without --yes exits 6 and changes nothing")
-    func confirmationRequired() async throws {
-        try await GatedFixture.with { fixture in
+    @Test("off a terminal, a change without --yes exits 6 and changes nothing", arguments: GatedFixture.Engine.allCases)
+    func confirmationRequired(engine: GatedFixture.Engine) async throws {
+        try await GatedFixture.with(store: try engine.store()) { fixture in
             let result = try fixture.run(
                 ["add", "--app", Self.app, "--domain", "shop.example", "--account", "carol", "--password-stdin"],
                 stdin: "Carol-Pw-1", network: true)
@@ -139,9 +144,9 @@ struct GatedCommandTests {
         }
     }
 
-    @Test("never-save makes add exit 12 until cleared")
-    func neverSave() async throws {
-        try await GatedFixture.with { fixture in
+    @Test("never-save makes add exit 12 until cleared", arguments: GatedFixture.Engine.allCases)
+    func neverSave(engine: GatedFixture.Engine) async throws {
+        try await GatedFixture.with(store: try engine.store()) { fixture in
             let add = ["add", "--app", Self.app, "--domain", "shop.example", "--account", "dan", "--generate", "--yes"]
             try fixture.expect(["never-save", "shop.example"], status: 0)
             let refused = try fixture.run(add, network: true)
@@ -153,9 +158,9 @@ struct GatedCommandTests {
         }
     }
 
-    @Test("bad input to the gated commands exits 2 with a clear message")
-    func badInput() async throws {
-        try await GatedFixture.with { fixture in
+    @Test("bad input to the gated commands exits 2 with a clear message", arguments: GatedFixture.Engine.allCases)
+    func badInput(engine: GatedFixture.Engine) async throws {
+        try await GatedFixture.with(store: try engine.store()) { fixture in
             let cases: [[String]] = [
                 ["request", "--app", "not-an-app-id", "--domain", "shop.example"],
                 ["request", "--app", Self.app, "--include-shared"],
@@ -181,9 +186,11 @@ struct GatedCommandTests {
         }
     }
 
-    @Test("without a service, request, add, delete and generate --domain need --app, and say so before anything else")
-    func appRequiredWithoutService() async throws {
-        try await GatedFixture.with { fixture in
+    @Test(
+        "without a service, request, add, delete and generate --domain need --app, and say so before anything else",
+        arguments: GatedFixture.Engine.allCases)
+    func appRequiredWithoutService(engine: GatedFixture.Engine) async throws {
+        try await GatedFixture.with(store: try engine.store()) { fixture in
             let cases: [([String], String?)] = [
                 (["request", "--domain", "shop.example"], nil),
                 (["request"], nil),
@@ -207,23 +214,17 @@ struct GatedCommandTests {
         }
     }
 
-    /// Moves every stored verdict `days` into the past by editing the file, as an attacker would.
-    private func backdateVerdicts(in vaultPath: String, days: Int) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    /// Moves every stored verdict `days` into the past by editing the store, as an attacker would.
+    private func backdateVerdicts(in fixture: GatedFixture, days: Int) throws {
         let shift = "'-\(days) days'"
-        process.arguments = [
-            "python3", "-c",
-            """
-            import sqlite3, sys
-            db = sqlite3.connect(sys.argv[1])
-            db.execute("UPDATE associations SET checked_at = datetime(checked_at, \(shift)), approved_at = datetime(approved_at, \(shift)), next_check = datetime(next_check, \(shift))")
-            db.commit()
-            """,
-            vaultPath,
-        ]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        try fixture.tamper(
+            sqlite:
+                "UPDATE associations SET checked_at = datetime(checked_at, \(shift)), approved_at = datetime(approved_at, \(shift)), next_check = datetime(next_check, \(shift));",
+            postgresql: """
+                UPDATE associations SET
+                    checked_at = (checked_at::timestamptz - interval \(shift))::text,
+                    approved_at = (approved_at::timestamptz - interval \(shift))::text,
+                    next_check = (next_check::timestamptz - interval \(shift))::text
+                """)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TestSupport
+import Testing
 
 /// A vault, a registered app and real HTTPS sites on loopback, for driving the `swcred` binary.
 ///
@@ -148,6 +149,46 @@ final class GatedFixture {
     /// Bytes of the vault file and its WAL and shared-memory files.
     func vaultBytes() -> Data {
         ["", "-wal", "-shm"].compactMap { FileManager.default.contents(atPath: vaultPath + $0) }.reduce(Data(), +)
+    }
+
+    /// Everything the store holds, as an attacker who reads it sees it: the file's bytes, or every
+    /// table of the database as `psql` prints it.
+    func storedBytes() throws -> Data {
+        guard let store else { return vaultBytes() }
+        let tables = [
+            "vault_meta", "apps", "associations", "app_tokens", "credentials", "credential_domains", "passkeys",
+            "never_save", "audit_log",
+        ]
+        return Data(try tables.map { try TestPostgres.psql(store, "SELECT * FROM \($0)") }.joined().utf8)
+    }
+
+    /// Runs `sql` on the store behind swcred's back, as its owner could: with `sqlite3` on the
+    /// file, or `psql` on the database. `sqlite` and `postgresql` are the same change in each
+    /// engine's dialect.
+    func tamper(sqlite: String, postgresql: String) throws {
+        if let store {
+            try TestPostgres.psql(store, postgresql)
+            return
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [vaultPath, sqlite]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw FixtureError(message: "sqlite3 exited \(process.terminationStatus) on \(sqlite)")
+        }
+    }
+
+    /// The two engines the gated suites run on.
+    enum Engine: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case sqlite, postgresql
+        var testDescription: String { rawValue }
+
+        /// The store URL a fixture on this engine gets: nil for the vault file, a new database.
+        func store() throws -> String? {
+            self == .postgresql ? try TestPostgres.freshDatabase() : nil
+        }
     }
 
     /// Runs `body` with a new fixture and stops its server however `body` ends.

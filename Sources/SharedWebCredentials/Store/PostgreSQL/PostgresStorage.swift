@@ -162,12 +162,13 @@ package final class PostgresStorage: VaultStorage {
     /// (`synchronous_commit=off`: a server crash may lose the last commits, never tear or reorder
     /// them).
     func inWrite<T>(durability: CommitDurability, _ body: (PostgresStoreConnection) throws -> T) throws -> T {
-        var begin = [
+        // One round trip after BEGIN: set_config(..., true) is SET LOCAL, and a select list is
+        // evaluated in order, so the lock is waited for under the timeout just set.
+        let synchronous = durability == .ordered ? ", set_config('synchronous_commit', 'off', true)" : ""
+        let begin = [
             "BEGIN ISOLATION LEVEL READ COMMITTED",
-            "SET LOCAL lock_timeout = \(Int(busyTimeout * 1000))",
+            "SELECT set_config('lock_timeout', '\(Int(busyTimeout * 1000))', true)\(synchronous), pg_advisory_xact_lock(\(Self.writerLock))",
         ]
-        if durability == .ordered { begin.append("SET LOCAL synchronous_commit = off") }
-        begin.append("SELECT pg_advisory_xact_lock(\(Self.writerLock))")
         return try inTransaction(begin: begin, commit: true, body)
     }
 

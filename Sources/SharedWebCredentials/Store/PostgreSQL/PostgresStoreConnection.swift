@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import PostgresNIO
+import Dispatch
 import Synchronization
 
 /// A PostgreSQL connection inside a transaction, as the stores see it: each query's `?`
@@ -62,55 +63,28 @@ struct PostgresStoreConnection: StoreWriter {
     /// The answer of `future`; ``Unanswered`` as soon as the connection is found closed with
     /// the answer still pending (postgres-nio can drop a statement sent while its connection
     /// closes), or when none comes within ``answerTimeout`` (the connection is then closed).
+    /// The calling thread looks every ``watchInterval`` while it waits, so the watch costs the
+    /// event loop nothing beyond what `wait()` costs.
     private func bounded<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
-        let loop = future.eventLoop
-        let answer = loop.makePromise(of: T.self)
-        let watch = ConnectionWatch(
-            connection: connection, answer: answer, deadline: .now() + answerTimeout)
-        watch.schedule(on: loop)
+        let answered = DispatchSemaphore(value: 0)
+        let answer = Mutex<Result<T, any Error>?>(nil)
         future.whenComplete { result in
-            watch.stop()
-            answer.completeWith(result)
+            answer.withLock { $0 = result }
+            answered.signal()
         }
-        return try answer.futureResult.wait()
-    }
-
-    /// Looks at a connection every ``interval`` while a statement's answer is pending.
-    private final class ConnectionWatch<T: Sendable>: Sendable {
-        static var interval: TimeAmount { .milliseconds(100) }
-        let connection: PostgresConnection
-        let answer: EventLoopPromise<T>
-        let deadline: NIODeadline
-        private let task = Mutex<Scheduled<Void>?>(nil)
-
-        init(connection: PostgresConnection, answer: EventLoopPromise<T>, deadline: NIODeadline) {
-            self.connection = connection
-            self.answer = answer
-            self.deadline = deadline
-        }
-
-        func schedule(on loop: any EventLoop) {
-            task.withLock { $0 = loop.scheduleTask(in: Self.interval) { self.look(on: loop) } }
-        }
-
-        func stop() {
-            task.withLock { task in
-                task?.cancel()
-                task = nil
-            }
-        }
-
-        private func look(on loop: any EventLoop) {
-            if connection.isClosed {
-                answer.fail(Unanswered())
-            } else if NIODeadline.now() >= deadline {
-                answer.fail(Unanswered())
+        let deadline = DispatchTime.now() + .nanoseconds(Int(answerTimeout.nanoseconds))
+        while answered.wait(timeout: .now() + Self.watchInterval) == .timedOut {
+            if connection.isClosed { throw Unanswered() }
+            if DispatchTime.now() >= deadline {
                 connection.close().whenComplete { [connection] _ in withExtendedLifetime(connection) {} }
-            } else {
-                schedule(on: loop)
+                throw Unanswered()
             }
         }
+        return try answer.withLock { $0! }.get()
     }
+
+    /// How often a waiting thread looks whether its connection closed.
+    private static let watchInterval = DispatchTimeInterval.milliseconds(100)
 
     /// No answer came from the server in time.
     struct Unanswered: Error {}
