@@ -3,6 +3,10 @@ import Testing
 
 @testable import TestSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Issue 25: the binary on both engines: `init`, the owner's commands, `status --verify` and
 /// `audit verify` with `--vault FILE` or `--store postgresql://...`, the same commands and exit
 /// codes; and the store URL's refusals (a password in it, an unreachable server).
@@ -157,5 +161,52 @@ struct StoreOptionCommandTests {
         let damaged = try swcred(["store", "copy", "--from", "sqlite:\(source)", "--to", database], status: 9)
         #expect(damaged.stderr.contains("failed its integrity check"), "\(damaged.stderr)")
         #expect(try TestPostgres.psql(database, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") == "0\n")
+    }
+
+    @Test("store copy SIGKILLed half-way: the database holds no vault rows, and the next copy succeeds")
+    func storeCopyKilled() throws {
+        let directory = try TemporaryDirectory()
+        let source = directory.path("source.sqlite")
+        try swcred(["init", "--vault", source] + Self.fastKDF)
+        var csv = "Title,URL,Username,Password,Notes,OTPAuth\n"
+        for index in 0..<3_000 { csv += "s\(index),https://site\(index).example/,user\(index),Pw-\(index)-x,,\n" }
+        let file = try directory.writePrivateFile("import.csv", csv)
+        try swcred(["import", file, "--format", "apple-csv", "--yes", "--vault", source])
+        let database = try TestPostgres.freshDatabase()
+
+        // Killed while the credentials table is being written: its progress line for the table
+        // before has appeared, its own has not. (Polled on this thread: a suspended task could
+        // wake too late on a busy cooperative pool.)
+        let copy = Process()
+        copy.executableURL = SwcredProcess.executableURL
+        copy.arguments = ["store", "copy", "--from", "sqlite:\(source)", "--to", database]
+        copy.environment = Self.environment
+        let progress = directory.path("progress")
+        FileManager.default.createFile(atPath: progress, contents: nil)
+        copy.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: progress))
+        copy.standardOutput = FileHandle.nullDevice
+        try copy.run()
+        var seen = ""
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !seen.contains("copied app_tokens"), copy.isRunning, ContinuousClock.now < deadline {
+            usleep(2_000)
+            seen = (try? String(contentsOfFile: progress, encoding: .utf8)) ?? ""
+        }
+        kill(copy.processIdentifier, SIGKILL)
+        copy.waitUntilExit()
+        seen = (try? String(contentsOfFile: progress, encoding: .utf8)) ?? ""
+        #expect(copy.terminationReason == .uncaughtSignal, "the copy ended before the kill: \(seen)")
+        #expect(!seen.contains("copied credentials"), "killed too late to prove anything: \(seen)")
+
+        for table in ["vault_meta", "credentials", "audit_log"] {
+            let count =
+                try TestPostgres.psql(
+                    database, "SELECT count(*) FROM pg_tables WHERE tablename = '\(table)'"
+                ) == "1\n" ? try TestPostgres.psql(database, "SELECT count(*) FROM \(table)") : "0\n"
+            #expect(count == "0\n", "\(table) after the kill: \(count)")
+        }
+        try swcred(["item", "list", "--store", database], status: 8)
+        let again = try swcred(["store", "copy", "--from", "sqlite:\(source)", "--to", database, "--json"])
+        #expect(again.stdout.contains("\"credentials\":3000"), "\(again.stdout)")
     }
 }

@@ -7,7 +7,9 @@ import Synchronization
 /// 16 keep-alive clients against one PostgreSQL instance, and split 8 and 8 over two instances of
 /// one database at once, with SQLite and the floor under the same load. Both vaults hold the same
 /// rows (`swcred store copy`), so one token serves all three.
-func measureStores(sqlite: Target, postgresA: Target, postgresB: Target, floor: Target, tokenFile: String, domain: String)
+func measureStores(
+    sqlite: Target, postgresA: Target, postgresB: Target, floor: Target, tokenFile: String, domain: String
+)
     throws
 {
     let token = try String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -58,7 +60,9 @@ func measureStores(sqlite: Target, postgresA: Target, postgresB: Target, floor: 
     ])
     print()
     print(throughput.markdown())
-    print("(Every process, the PostgreSQL server's included, shares this machine's \(ProcessInfo.processInfo.activeProcessorCount) cores.)")
+    print(
+        "(Every process, the PostgreSQL server's included, shares this machine's \(ProcessInfo.processInfo.activeProcessorCount) cores.)"
+    )
 }
 
 /// Runs each body on a thread of its own at once and returns their results in order.

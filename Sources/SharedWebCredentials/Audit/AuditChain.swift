@@ -42,7 +42,13 @@ enum AuditChain {
 
     /// The stored link; throws `.integrityFailure` when it is missing or its MAC fails.
     static func load(_ column: LinkColumn, db: any StoreReader, keys: VaultKeys, path: String) throws -> Link {
-        let stored = try db.value("SELECT \(column.rawValue) FROM vault_meta WHERE id = 1")?.blob
+        try link(
+            try db.value("SELECT \(column.rawValue) FROM vault_meta WHERE id = 1")?.blob, as: column, keys: keys,
+            path: path)
+    }
+
+    /// The link `stored` holds in `column`, its MAC checked.
+    private static func link(_ stored: [UInt8]?, as column: LinkColumn, keys: VaultKeys, path: String) throws -> Link {
         let what = column == .head ? "head" : "anchor"
         guard let stored, stored.count == 8 + 2 * KeyedHash.digestLength else {
             throw SharedWebCredentialsError(
@@ -95,10 +101,12 @@ enum AuditChain {
     )
         throws -> [Int64]
     {
-        let head = try load(.head, db: db, keys: keys, path: path)
+        // The head and the last stored number in one statement (one round trip to a server).
+        let stored = try db.row("SELECT audit_head, (SELECT max(seq) FROM audit_log) FROM vault_meta WHERE id = 1")
+        let head = try link(stored?.blob(0), as: .head, keys: keys, path: path)
         // After the head, or after the last entry if the head was set back: never a reused number
         // (`audit verify` reports the set-back head either way).
-        let lastStored = try db.integer("SELECT max(seq) FROM audit_log") ?? 0
+        let lastStored = stored?.integer(1) ?? 0
         var previous = Link(sequence: max(head.sequence, lastStored), tag: head.tag)
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         var sequences: [Int64] = []

@@ -165,6 +165,14 @@ public final class Vault: Sendable {
                     .vaultNotFound,
                     "No vault in \(storage.location): create one with `swcred init --store URL`, or check the URL.")
             }
+            // The tables without vault metadata: what an `init` or a `store copy` that was
+            // interrupted leaves (each writes the metadata in its one transaction).
+            if try storage.read({ db in try db.row("SELECT 1 FROM vault_meta") }) == nil {
+                throw SharedWebCredentialsError(
+                    .vaultNotFound,
+                    "No vault in \(storage.location): its tables are empty (an interrupted `init` or `store copy`?). Run `swcred init --store URL` or `swcred store copy` again."
+                )
+            }
             return storage
         }
     }

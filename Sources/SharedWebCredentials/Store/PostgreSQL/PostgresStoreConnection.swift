@@ -1,7 +1,7 @@
+import Dispatch
 import Logging
 import NIOCore
 import PostgresNIO
-import Dispatch
 import Synchronization
 
 /// A PostgreSQL connection inside a transaction, as the stores see it: each query's `?`
