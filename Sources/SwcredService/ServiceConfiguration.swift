@@ -28,6 +28,9 @@ public struct ServiceConfiguration: Sendable {
     /// Serve `/metrics` on the TLS listener without an app token (on the socket it is always open
     /// to the service's own uid).
     public var metricsWithoutToken = false
+    /// How the vault is opened, here and on every unlock: how long a write waits for another
+    /// writer (`--busy-timeout`), which also bounds a PostgreSQL statement's answer (plus 5 s).
+    public var vault = VaultConfiguration()
 
     /// A TCP listener, always with TLS.
     public struct TCPListener: Sendable {

@@ -18,11 +18,14 @@ final class VaultHolder: Sendable {
     let path: String
     /// Where the vault is: what an unlock reopens (with the store's password, if any).
     let store: VaultStore
+    /// How an unlock reopens it (the busy timeout).
+    let configuration: VaultConfiguration
     private let state: Mutex<State>
 
-    init(unlocked vault: Vault) {
+    init(unlocked vault: Vault, configuration: VaultConfiguration) {
         path = vault.path
         store = vault.store
+        self.configuration = configuration
         state = Mutex(State(vault: vault, lastUse: .now))
     }
 
@@ -66,7 +69,7 @@ final class VaultHolder: Sendable {
     /// Unlocks with `secret` (Argon2id runs here); a wrong one throws `vaultLocked` and leaves
     /// the state as it was.
     func unlock(with secret: VaultSecret) throws {
-        let vault = try Vault.open(store: store, secret: secret)
+        let vault = try Vault.open(store: store, secret: secret, configuration: configuration)
         state.withLock { state in
             state.vault = vault
             state.lastUse = .now

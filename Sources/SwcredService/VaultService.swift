@@ -35,7 +35,7 @@ public enum VaultService {
         }
         let previousMask = umask(0o177)
         defer { umask(previousMask) }
-        let holder = VaultHolder(unlocked: vault)
+        let holder = VaultHolder(unlocked: vault, configuration: configuration.vault)
         defer { holder.lock() }
         if configuration.network.offline {
             try await serve(holder: holder, verifier: nil, configuration: configuration, logger: logger, onListening)

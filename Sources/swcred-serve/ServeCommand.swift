@@ -118,6 +118,12 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds before an idle connection is closed.", valueName: "SECONDS"))
     var idleTimeout: Int = 60
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a write waits for another writer before answering 503; on PostgreSQL, a statement's answer may take 5 s more before its connection is given up.",
+            valueName: "SECONDS"))
+    var busyTimeout: Int = 10
+
     @Option(help: ArgumentHelp("Log level: debug, info, notice, warning, error.", valueName: "level"))
     var logLevel: String = "info"
 
@@ -131,8 +137,11 @@ struct ServeCommand: ParsableCommand {
         if listen == nil && (tlsCert != nil || tlsKey != nil) {
             throw ValidationError("--tls-cert and --tls-key go with --listen HOST:PORT.")
         }
-        guard (1...600).contains(timeout), (1...600).contains(bodyTimeout), (1...86400).contains(idleTimeout) else {
-            throw ValidationError("--timeout and --body-timeout must be 1 to 600 seconds, --idle-timeout 1 to 86400.")
+        guard (1...600).contains(timeout), (1...600).contains(bodyTimeout), (1...86400).contains(idleTimeout),
+            (1...600).contains(busyTimeout)
+        else {
+            throw ValidationError(
+                "--timeout, --body-timeout and --busy-timeout must be 1 to 600 seconds, --idle-timeout 1 to 86400.")
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of debug, info, notice, warning, error.")
@@ -157,7 +166,10 @@ struct ServeCommand: ParsableCommand {
         configuration.metricsWithoutToken = metricsWithoutToken
         configuration.reverifyInterval = .seconds(try DurationText.seconds(reverifyEvery, option: "--reverify-every"))
         configuration.recheckPolicy.successInterval = try DurationText.seconds(recheckAfter, option: "--recheck-after")
-        let vault = try Vault.open(store: store, secret: try secret(environmentPassphrase: environmentPassphrase))
+        configuration.vault.busyTimeout = TimeInterval(busyTimeout)
+        let vault = try Vault.open(
+            store: store, secret: try secret(environmentPassphrase: environmentPassphrase),
+            configuration: configuration.vault)
         var logger = Logger(label: "swcred.serve")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         try await VaultService.run(vault: vault, configuration: configuration, logger: logger)

@@ -3,6 +3,10 @@ import Synchronization
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A vault, a registered app and real HTTPS sites on loopback, for driving the `swcred` binary.
 ///
 /// Sites (all served by one TLS server with a certificate from a throwaway CA):
@@ -189,6 +193,23 @@ final class GatedFixture {
         func store() throws -> String? {
             self == .postgresql ? try TestPostgres.freshDatabase() : nil
         }
+    }
+
+    /// Starts one `swcred serve` per name on this fixture's store and sites (socket
+    /// `run-NAME/swcred.sock`, log `service-NAME.log`, then `arguments`), runs `body` with them,
+    /// and SIGKILLs those still running however `body` ends.
+    func withServices(
+        _ names: [String], arguments: [String] = [], _ body: ([ServiceProcess]) async throws -> Void
+    ) async throws {
+        var services: [ServiceProcess] = []
+        defer { for service in services { _ = service.stop(signal: SIGKILL) } }
+        for name in names {
+            services.append(
+                try ServiceProcess.start(
+                    socketPath: directory.path("run-\(name)/swcred.sock"), arguments: networkArguments + arguments,
+                    environment: environment, logPath: directory.path("service-\(name).log")))
+        }
+        try await body(services)
     }
 
     /// Runs `body` with a new fixture and stops its server however `body` ends.

@@ -20,61 +20,57 @@ struct ServiceSharedStoreTests {
     func twoInstances() async throws {
         let database = try TestPostgres.freshDatabase()
         try await GatedFixture.with(store: database) { gated in
-            var instances: [ServiceProcess] = []
-            defer { for instance in instances { _ = instance.stop(signal: SIGKILL) } }
-            for name in ["a", "b"] {
-                instances.append(
-                    try ServiceProcess.start(
-                        socketPath: gated.directory.path("run-\(name)/swcred.sock"), arguments: gated.networkArguments,
-                        environment: gated.environment, logPath: gated.directory.path("service-\(name).log")))
-            }
-            let (a, b) = (instances[0].socketPath, instances[1].socketPath)
-            let created = try gated.expect(["app", "token", "create", GatedFixture.app], status: 0)
-            let token = created.stdout.trimmingCharacters(in: .newlines)
-            let tokenID = String(created.stderr.split(separator: " ")[3])
+            try await gated.withServices(["a", "b"]) { instances in
+                let (a, b) = (instances[0].socketPath, instances[1].socketPath)
+                let created = try gated.expect(["app", "token", "create", GatedFixture.app], status: 0)
+                let token = created.stdout.trimmingCharacters(in: .newlines)
+                let tokenID = String(created.stderr.split(separator: " ")[3])
 
-            // Added through A, found through B on its next request.
-            let credential: [String: Any] = ["domain": "shop.example", "account": "alice", "password": "Shared-Pw-71"]
-            let saved = try UnixHTTP.request(a, "PUT", "/v1/credentials", token: token, json: credential)
-            #expect(saved.status == 200, "\(saved.text)")
-            let found = try UnixHTTP.request(
-                b, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
-            #expect(found.status == 200 && found.text.contains("Shared-Pw-71"), "\(found.text)")
-            // Changed through B, seen through A.
-            let changed = try UnixHTTP.request(
-                b, "PUT", "/v1/credentials", token: token,
-                json: ["domain": "shop.example", "account": "alice", "password": "Shared-Pw-72"])
-            #expect(changed.status == 200, "\(changed.text)")
-            let seen = try UnixHTTP.request(
-                a, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
-            #expect(seen.text.contains("Shared-Pw-72") && !seen.text.contains("Shared-Pw-71"), "\(seen.text)")
+                // Added through A, found through B on its next request.
+                let credential: [String: Any] = [
+                    "domain": "shop.example", "account": "alice", "password": "Shared-Pw-71",
+                ]
+                let saved = try UnixHTTP.request(a, "PUT", "/v1/credentials", token: token, json: credential)
+                #expect(saved.status == 200, "\(saved.text)")
+                let found = try UnixHTTP.request(
+                    b, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
+                #expect(found.status == 200 && found.text.contains("Shared-Pw-71"), "\(found.text)")
+                // Changed through B, seen through A.
+                let changed = try UnixHTTP.request(
+                    b, "PUT", "/v1/credentials", token: token,
+                    json: ["domain": "shop.example", "account": "alice", "password": "Shared-Pw-72"])
+                #expect(changed.status == 200, "\(changed.text)")
+                let seen = try UnixHTTP.request(
+                    a, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
+                #expect(seen.text.contains("Shared-Pw-72") && !seen.text.contains("Shared-Pw-71"), "\(seen.text)")
 
-            // Locking A leaves B serving: each instance holds its own key.
-            #expect(try UnixHTTP.request(a, "POST", "/v1/lock").status == 200)
-            let lockedA = try UnixHTTP.request(
-                a, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
-            #expect(lockedA.status == 423, "\(lockedA.text)")
-            let stillB = try UnixHTTP.request(
-                b, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
-            #expect(stillB.status == 200, "\(stillB.text)")
+                // Locking A leaves B serving: each instance holds its own key.
+                #expect(try UnixHTTP.request(a, "POST", "/v1/lock").status == 200)
+                let lockedA = try UnixHTTP.request(
+                    a, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
+                #expect(lockedA.status == 423, "\(lockedA.text)")
+                let stillB = try UnixHTTP.request(
+                    b, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
+                #expect(stillB.status == 200, "\(stillB.text)")
 
-            // The token revoked (by the owner's CLI, a third client of the database): B refuses it
-            // on the very next request, with no restart and no wait.
-            try gated.expect(["app", "token", "revoke", tokenID], status: 0)
-            let revoked = try UnixHTTP.request(
-                b, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
-            #expect(revoked.status == 401, "\(revoked.text)")
+                // The token revoked (by the owner's CLI, a third client of the database): B refuses it
+                // on the very next request, with no restart and no wait.
+                try gated.expect(["app", "token", "revoke", tokenID], status: 0)
+                let revoked = try UnixHTTP.request(
+                    b, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
+                #expect(revoked.status == 401, "\(revoked.text)")
 
-            // Everything went to PostgreSQL: no vault file was ever made.
-            #expect(!FileManager.default.fileExists(atPath: gated.vaultPath))
+                // Everything went to PostgreSQL: no vault file was ever made.
+                #expect(!FileManager.default.fileExists(atPath: gated.vaultPath))
 
-            // One audit chain for both instances and the CLI, linear and intact.
-            let audit = try gated.expect(["audit", "verify"], status: 0)
-            #expect(audit.stdout.contains("entries checked"), "\(audit.stdout)")
-            let log = try gated.expect(["audit", "list", "--json"], status: 0)
-            for password in ["Shared-Pw-71", "Shared-Pw-72"] {
-                #expect(!log.stdout.contains(password))
-                for instance in instances { #expect(!instance.log.contains(password)) }
+                // One audit chain for both instances and the CLI, linear and intact.
+                let audit = try gated.expect(["audit", "verify"], status: 0)
+                #expect(audit.stdout.contains("entries checked"), "\(audit.stdout)")
+                let log = try gated.expect(["audit", "list", "--json"], status: 0)
+                for password in ["Shared-Pw-71", "Shared-Pw-72"] {
+                    #expect(!log.stdout.contains(password))
+                    for instance in instances { #expect(!instance.log.contains(password)) }
+                }
             }
         }
     }
@@ -86,37 +82,32 @@ struct ServiceSharedStoreTests {
         let database = try TestPostgres.freshDatabase()
         // shop.example takes 1.5 s to answer, so two rounds that overlap would both fetch it.
         try await GatedFixture.with(store: database, shopDelay: 1500) { gated in
-            var instances: [ServiceProcess] = []
-            defer { for instance in instances { _ = instance.stop(signal: SIGKILL) } }
-            for name in ["a", "b"] {
-                instances.append(
-                    try ServiceProcess.start(
-                        socketPath: gated.directory.path("run-\(name)/swcred.sock"),
-                        arguments: gated.networkArguments + ["--reverify-every", "1s", "--recheck-after", "2s"],
-                        environment: gated.environment, logPath: gated.directory.path("service-\(name).log")))
-            }
-            // A verdict for shop.example, saved by an instance: due again 2 s after it (no
-            // credential yet: 404).
-            let token = try gated.expect(["app", "token", "create", GatedFixture.app], status: 0).stdout
-                .trimmingCharacters(in: .newlines)
-            let first = try UnixHTTP.request(
-                instances[0].socketPath, "POST", "/v1/credentials/request", token: token,
-                json: ["domain": "shop.example"])
-            #expect(first.status == 404, "\(first.text)")
-            let started = ContinuousClock.now
-            try await Task.sleep(for: .seconds(10))
-            for instance in instances { instance.stop() }
+            try await gated.withServices(["a", "b"], arguments: ["--reverify-every", "1s", "--recheck-after", "2s"]) {
+                instances in
+                // A verdict for shop.example, saved by an instance: due again 2 s after it (no
+                // credential yet: 404).
+                let token = try gated.expect(["app", "token", "create", GatedFixture.app], status: 0).stdout
+                    .trimmingCharacters(in: .newlines)
+                let first = try UnixHTTP.request(
+                    instances[0].socketPath, "POST", "/v1/credentials/request", token: token,
+                    json: ["domain": "shop.example"])
+                #expect(first.status == 404, "\(first.text)")
+                let started = ContinuousClock.now
+                try await Task.sleep(for: .seconds(10))
+                for instance in instances { instance.stop() }
 
-            // Each round fetches only after the last one saved its verdict and the verdict fell
-            // due again (1.5 s fetch + 2 s): never two fetches within that of each other.
-            let fetches = gated.shopFetches.all.filter { $0 > started }
-            #expect(fetches.count >= 2, "background fetches: \(fetches.count)")
-            let gaps = zip(fetches, fetches.dropFirst()).map { $1 - $0 }
-            #expect(gaps.allSatisfy { $0 > .seconds(3) }, "gaps between fetches: \(gaps)")
-            let rounds = instances.map { $0.log.components(separatedBy: "re-verified due associations").count - 1 }
-            // The last fetch may still be under way when the instances stop.
-            #expect(
-                rounds.reduce(0, +) >= fetches.count - 1, "rounds by instance: \(rounds), fetches: \(fetches.count)")
+                // Each round fetches only after the last one saved its verdict and the verdict fell
+                // due again (1.5 s fetch + 2 s): never two fetches within that of each other.
+                let fetches = gated.shopFetches.all.filter { $0 > started }
+                #expect(fetches.count >= 2, "background fetches: \(fetches.count)")
+                let gaps = zip(fetches, fetches.dropFirst()).map { $1 - $0 }
+                #expect(gaps.allSatisfy { $0 > .seconds(3) }, "gaps between fetches: \(gaps)")
+                let rounds = instances.map { $0.log.components(separatedBy: "re-verified due associations").count - 1 }
+                // The last fetch may still be under way when the instances stop.
+                #expect(
+                    rounds.reduce(0, +) >= fetches.count - 1, "rounds by instance: \(rounds), fetches: \(fetches.count)"
+                )
+            }
         }
     }
 }

@@ -97,7 +97,8 @@ struct ServiceStoreFailureTests {
         let database = try TestPostgres.freshDatabase(on: cluster.url)
         try await GatedFixture.with(store: database) { gated in
             let service = try ServiceProcess.start(
-                socketPath: gated.directory.path("run/swcred.sock"), arguments: gated.networkArguments,
+                socketPath: gated.directory.path("run/swcred.sock"),
+                arguments: gated.networkArguments + ["--busy-timeout", "30"],
                 environment: gated.environment, logPath: gated.directory.path("service.log"))
             defer { _ = service.stop(signal: SIGKILL) }
             let token = try gated.expect(
@@ -134,9 +135,9 @@ struct ServiceStoreFailureTests {
             phase.advance(to: 2)
             // Every client served again, by the same process, soon: a statement left pending on a
             // connection the server ended fails when the connection is seen closed, not after its
-            // 15 s answer timeout.
+            // answer timeout (--busy-timeout 30 plus 5 s, far beyond what load makes of the rest).
             let restarted = ContinuousClock.now
-            while phase.servedCount(in: 2) < clients.count, ContinuousClock.now < restarted + .seconds(45) {
+            while phase.servedCount(in: 2) < clients.count, ContinuousClock.now < restarted + .seconds(60) {
                 try await Task.sleep(for: .milliseconds(100))
             }
             let recovery = ContinuousClock.now - restarted
@@ -157,7 +158,7 @@ struct ServiceStoreFailureTests {
                     "client \(index): \(log.answers.suffix(3)); service log: \(service.log.suffix(3000))")
             }
             #expect(service.process.isRunning)
-            #expect(recovery < .seconds(12), "every client served again after \(recovery)")
+            #expect(recovery < .seconds(25), "every client served again after \(recovery)")
 
             // Nothing half-written: every acknowledged save is there, the records match their
             // commitment and the audit chain verifies.
@@ -176,63 +177,59 @@ struct ServiceStoreFailureTests {
     func instanceKilledUnderLoad() async throws {
         let database = try TestPostgres.freshDatabase()
         try await GatedFixture.with(store: database) { gated in
-            var instances: [ServiceProcess] = []
-            defer { for instance in instances { _ = instance.stop(signal: SIGKILL) } }
-            for name in ["a", "b"] {
-                instances.append(
-                    try ServiceProcess.start(
-                        socketPath: gated.directory.path("run-\(name)/swcred.sock"), arguments: gated.networkArguments,
-                        environment: gated.environment, logPath: gated.directory.path("service-\(name).log")))
-            }
-            let token = try gated.expect(
-                ["app", "token", "create", GatedFixture.app, "--allow", "request,add"], status: 0
-            ).stdout.trimmingCharacters(in: .newlines)
-            let first = try UnixHTTP.request(
-                instances[1].socketPath, "PUT", "/v1/credentials", token: token,
-                json: ["domain": Self.domain, "account": "before", "password": "Pw-before"])
-            #expect(first.status == 200, "\(first.text)")
+            try await gated.withServices(["a", "b"]) { instances in
+                let token = try gated.expect(
+                    ["app", "token", "create", GatedFixture.app, "--allow", "request,add"], status: 0
+                ).stdout.trimmingCharacters(in: .newlines)
+                let first = try UnixHTTP.request(
+                    instances[1].socketPath, "PUT", "/v1/credentials", token: token,
+                    json: ["domain": Self.domain, "account": "before", "password": "Pw-before"])
+                #expect(first.status == 200, "\(first.text)")
 
-            // Phase 0: both serve; 1: A is killed; its clients stop at 1, B's at 2.
-            let phase = Phase()
-            let onA = (0..<3).map { index in
-                Self.client(
-                    socket: instances[0].socketPath, token: token, name: "a\(index)", writer: true, phase: phase,
-                    stopPhase: 1)
-            }
-            let onB = (0..<3).map { index in
-                Self.client(
-                    socket: instances[1].socketPath, token: token, name: "b\(index)", writer: index < 2, phase: phase,
-                    stopPhase: 2)
-            }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 1000...1600)))
-            #expect(instances[0].stop(signal: SIGKILL) == SIGKILL)
-            phase.advance(to: 1)
-            try await Task.sleep(for: .milliseconds(800))
-            phase.advance(to: 2)
-            var logsA: [ClientLog] = []
-            var logsB: [ClientLog] = []
-            for client in onA { logsA.append(try await client.value) }
-            for client in onB { logsB.append(try await client.value) }
+                // Phase 0: both serve; 1: A is killed; its clients stop at 1, B's at 2.
+                let phase = Phase()
+                let onA = (0..<3).map { index in
+                    Self.client(
+                        socket: instances[0].socketPath, token: token, name: "a\(index)", writer: true, phase: phase,
+                        stopPhase: 1)
+                }
+                let onB = (0..<3).map { index in
+                    Self.client(
+                        socket: instances[1].socketPath, token: token, name: "b\(index)", writer: index < 2,
+                        phase: phase,
+                        stopPhase: 2)
+                }
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1000...1600)))
+                #expect(instances[0].stop(signal: SIGKILL) == SIGKILL)
+                phase.advance(to: 1)
+                try await Task.sleep(for: .milliseconds(800))
+                phase.advance(to: 2)
+                var logsA: [ClientLog] = []
+                var logsB: [ClientLog] = []
+                for client in onA { logsA.append(try await client.value) }
+                for client in onB { logsB.append(try await client.value) }
 
-            // B answered everything, before and after A died.
-            let answersB = logsB.flatMap(\.answers)
-            #expect(answersB.allSatisfy { $0.status == 200 }, "\(answersB.filter { $0.status != 200 }.map(\.status))")
-            #expect(answersB.contains { $0.phase == 1 }, "B was not asked after A was killed")
-            #expect(logsB.map(\.transportFailures).reduce(0, +) == 0)
+                // B answered everything, before and after A died.
+                let answersB = logsB.flatMap(\.answers)
+                #expect(
+                    answersB.allSatisfy { $0.status == 200 }, "\(answersB.filter { $0.status != 200 }.map(\.status))")
+                #expect(answersB.contains { $0.phase == 1 }, "B was not asked after A was killed")
+                #expect(logsB.map(\.transportFailures).reduce(0, +) == 0)
 
-            // Every save either instance acknowledged is there, counted.
-            let acknowledged = (logsA + logsB).reduce(into: ["before": "Pw-before"]) {
-                $0.merge($1.acknowledged) { a, _ in a }
+                // Every save either instance acknowledged is there, counted.
+                let acknowledged = (logsA + logsB).reduce(into: ["before": "Pw-before"]) {
+                    $0.merge($1.acknowledged) { a, _ in a }
+                }
+                let saved = try Self.saved(gated)
+                let lost = acknowledged.filter { saved[$0.key] != $0.value }
+                #expect(lost.isEmpty, "acknowledged but lost: \(lost.keys.sorted())")
+                let throughA = logsA.map(\.acknowledged.count).reduce(0, +)
+                #expect(
+                    throughA > 3 && acknowledged.count > throughA,
+                    "acknowledged: \(throughA) through A, \(acknowledged.count) in all")
+                try gated.expect(["status", "--verify"], status: 0)
+                try gated.expect(["audit", "verify"], status: 0)
             }
-            let saved = try Self.saved(gated)
-            let lost = acknowledged.filter { saved[$0.key] != $0.value }
-            #expect(lost.isEmpty, "acknowledged but lost: \(lost.keys.sorted())")
-            let throughA = logsA.map(\.acknowledged.count).reduce(0, +)
-            #expect(
-                throughA > 3 && acknowledged.count > throughA,
-                "acknowledged: \(throughA) through A, \(acknowledged.count) in all")
-            try gated.expect(["status", "--verify"], status: 0)
-            try gated.expect(["audit", "verify"], status: 0)
         }
     }
 }
