@@ -54,7 +54,8 @@ struct PasskeyShowCommand: ParsableCommand {
 
     @Argument(
         help: ArgumentHelp(
-            "The credential ID, base64url, as `swcred passkey list` prints it.", valueName: "credential-id"))
+            "The credential ID, base64url, as `swcred passkey list` prints it (one that starts with - goes after --).",
+            valueName: "credential-id"))
     var credentialID: String
 
     @Flag(help: "Print JSON.")
@@ -95,7 +96,9 @@ struct PasskeyRemoveCommand: ParsableCommand {
               swcred passkey remove AAECAwQFBgcICQoLDA0ODw
             """)
 
-    @Argument(help: ArgumentHelp("The credential ID, base64url.", valueName: "credential-id"))
+    @Argument(
+        help: ArgumentHelp(
+            "The credential ID, base64url (one that starts with - goes after --).", valueName: "credential-id"))
     var credentialID: String
 
     @OptionGroup var vault: VaultOptions

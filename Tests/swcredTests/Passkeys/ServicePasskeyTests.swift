@@ -127,8 +127,8 @@ struct ServicePasskeyTests {
             #expect(passkeys.count == 1)
             #expect(passkeys.first?["credentialId"] as? String == credential.id)
             #expect(passkeys.first?["rpId"] as? String == Self.rpID)
-            try fixture.gated.expect(["passkey", "remove", credential.id], status: 0)
-            try fixture.gated.expect(["passkey", "show", credential.id], status: 5)
+            try fixture.gated.expect(["passkey", "remove", "--", credential.id], status: 0)
+            try fixture.gated.expect(["passkey", "show", "--", credential.id], status: 5)
             #expect(try entries(fixture, operation: "passkey-remove").count == 1)
             let gone = try fixture.call(
                 "POST", "/v1/passkeys/get", token: token,
@@ -315,7 +315,7 @@ struct ServicePasskeyTests {
                         rpID: Self.rpID, challenge: RP.challenge(), allow: [RP.b64([UInt8](repeating: 1, count: 16))])))
             #expect(missing.status == 5, "\(missing.stderr)")
             #expect(missing.stderr.contains("NotAllowedError"), "\(missing.stderr)")
-            let shown = try fixture.gated.expect(["passkey", "show", id], status: 0)
+            let shown = try fixture.gated.expect(["passkey", "show", "--", id], status: 0)
             #expect(shown.stdout.contains(publicKey) || shown.stdout.contains("public key:"))
         }
     }

@@ -31,7 +31,10 @@ struct TransferCommandTests {
         }
 
         func run(_ arguments: [String]) throws -> SwcredProcess.Result {
-            try SwcredProcess.run(arguments + ["--vault", vault], environment: TransferCommandTests.environment)
+            // Before a `--`, after which every word is an argument (a credential ID may start with -).
+            var arguments = arguments
+            arguments.insert(contentsOf: ["--vault", vault], at: arguments.firstIndex(of: "--") ?? arguments.endIndex)
+            return try SwcredProcess.run(arguments, environment: TransferCommandTests.environment)
         }
 
         /// The vault's credentials through an Apple CSV export to standard output, sorted.
@@ -252,8 +255,8 @@ extension TransferCommandTests {
         let json = try #require(try JSONSerialization.jsonObject(with: again.stdoutData) as? [String: Any])
         #expect((json["passkeys"] as? [String: Int])?["added"] == 2, "\(again.stdout)")
         for id in foreign.ids.prefix(2) {
-            let before = try source.run(["passkey", "show", id])
-            let after = try destination.run(["passkey", "show", id])
+            let before = try source.run(["passkey", "show", "--", id])
+            let after = try destination.run(["passkey", "show", "--", id])
             #expect(after.status == 0 && after.stdout == before.stdout, "\(after.stdout)\n\(before.stdout)")
         }
         #expect(try destination.run(["status", "--verify"]).status == 0)
