@@ -159,10 +159,8 @@ final class GatedFixture {
     /// table of the database as `psql` prints it.
     func storedBytes() throws -> Data {
         guard let store else { return vaultBytes() }
-        let tables = [
-            "vault_meta", "apps", "associations", "app_tokens", "credentials", "credential_domains", "passkeys",
-            "never_save", "audit_log",
-        ]
+        let tables = try TestPostgres.psql(store, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+            .split(separator: "\n")
         return Data(try tables.map { try TestPostgres.psql(store, "SELECT * FROM \($0)") }.joined().utf8)
     }
 
