@@ -102,7 +102,22 @@ enum AuditChain {
         throws -> [Int64]
     {
         // The head and the last stored number in one statement (one round trip to a server).
-        let stored = try db.row("SELECT audit_head, (SELECT max(seq) FROM audit_log) FROM vault_meta WHERE id = 1")
+        let stored = try db.row("SELECT \(headColumns) FROM vault_meta WHERE id = 1")
+        return try append(events, at: date, db: db, keys: keys, path: path, head: stored)
+    }
+
+    /// The columns of `vault_meta`'s row that ``append(_:at:db:keys:path:head:)`` takes: the
+    /// sealed head and the last stored sequence number.
+    static let headColumns = "audit_head, (SELECT max(seq) FROM audit_log)"
+
+    /// ``append(_:at:db:keys:path:)`` with the head already read, in this transaction, as
+    /// ``headColumns`` of `vault_meta` (nil when the row is missing).
+    static func append(
+        _ events: [AuditEvent], at date: Date, db: any StoreWriter, keys: VaultKeys, path: String,
+        head stored: StoreRow?
+    )
+        throws -> [Int64]
+    {
         let head = try link(stored?.blob(0), as: .head, keys: keys, path: path)
         // After the head, or after the last entry if the head was set back: never a reused number
         // (`audit verify` reports the set-back head either way).

@@ -63,8 +63,9 @@ final class AuditGroupCommit: Sendable {
             guard !group.isEmpty else { return }
             let events = group.map(\.event)
             do {
-                let sequences = try vault.write(durability: .ordered) { db, keys in
-                    try AuditChain.append(events, at: Date(), db: db, keys: keys, path: vault.path)
+                let sequences = try vault.write(durability: .ordered, readingMetadata: AuditChain.headColumns) {
+                    db, keys, head in
+                    try AuditChain.append(events, at: Date(), db: db, keys: keys, path: vault.path, head: head)
                 }
                 state.withLock { $0.statistics.record(groupOf: group.count) }
                 for (waiter, sequence) in zip(group, sequences) { waiter.continuation.resume(returning: sequence) }

@@ -479,6 +479,20 @@ public final class Vault: Sendable {
         try storage.write(durability: durability) { db in try body(db, currentKeys(db)) }
     }
 
+    /// ``write(durability:_:)`` for a body whose first read is `columns` of the vault's metadata
+    /// row: they are read in the same statement as the key id that picks the keys (one round trip
+    /// fewer to a database server), and `body` gets them as a row (nil when there is no row).
+    func write<T>(
+        durability: CommitDurability, readingMetadata columns: String,
+        _ body: (any StoreWriter, VaultKeys, StoreRow?) throws -> T
+    ) throws -> T {
+        try storage.write(durability: durability) { db in
+            let row = try db.row("SELECT \(columns), key_id FROM vault_meta WHERE id = 1")
+            let keys = try currentKeys(db, keyID: row?.values.last?.blob)
+            return try body(db, keys, row)
+        }
+    }
+
     /// ``write(durability:_:)`` on the engine's own threads.
     func write<T: Sendable>(
         durability: CommitDurability = .synced, _ body: @escaping @Sendable (any StoreWriter, VaultKeys) throws -> T
@@ -515,8 +529,13 @@ public final class Vault: Sendable {
     /// unwrapped with the same wrapping key and used from now on: the operation is retried once
     /// with the new key instead of failing. If the passphrase changed too, that fails.
     private func currentKeys(_ db: any StoreReader) throws -> VaultKeys {
+        try currentKeys(db, keyID: VaultMetadata.currentKeyID(db))
+    }
+
+    /// ``currentKeys(_:)`` given the key id the transaction read (nil: no metadata row).
+    private func currentKeys(_ db: any StoreReader, keyID: [UInt8]?) throws -> VaultKeys {
         let current = unlocked.withLock { $0 }
-        guard try VaultMetadata.currentKeyID(db) != current.keys.keyID else { return current.keys }
+        guard keyID != current.keys.keyID else { return current.keys }
         let stored = try VaultMetadata.read(db, path: path)
         let associatedData = VaultKeys.wrappedKeyAssociatedData(
             keyID: stored.keyID, protection: stored.protection, format: stored.formatVersion)

@@ -135,6 +135,59 @@ struct EngineParityTests {
         #expect(try vault.integrityReport().recordSetMatchesCommitment)
     }
 
+    @Test(
+        "the writers' lock held elsewhere past the busy timeout: a change and a group-committed audit entry fail as busy, reads go on; released, both succeed"
+    )
+    func writersLockHeldElsewhere() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try StorageEngine.postgresql.freshStore(in: directory)
+        _ = try create(store)
+        var configuration = VaultConfiguration()
+        configuration.busyTimeout = 0.5
+        let vault = try Vault.open(
+            store: store, secret: .passphrase(Self.passphrase), configuration: configuration)
+        try vault.credentials.upsert(server: "example.com", account: "alice", password: SecureBytes(utf8: "one"))
+        guard case .postgresql(let url, _) = store else { return }
+        let raw = "postgresql://\(url.user)@/\(url.database)?host=\(url.socketDirectory ?? "")"
+        // Another session takes the lock every write transaction takes first, and keeps it 4 s.
+        let holder = Thread {
+            _ = try? TestPostgres.psql(
+                raw, "SELECT pg_advisory_lock(\(PostgresStorage.writerLock)); SELECT pg_sleep(4)")
+        }
+        holder.start()
+        let held = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+        let deadline = Date().addingTimeInterval(10)
+        while try TestPostgres.psql(raw, held).trimmingCharacters(in: .whitespacesAndNewlines) == "0" {
+            guard Date() < deadline else {
+                Issue.record("the other session never took the lock")
+                return
+            }
+            usleep(20_000)
+        }
+        #expect(
+            VaultTestSupport.errorCode {
+                try vault.credentials.upsert(server: "example.com", account: "bob", password: SecureBytes(utf8: "two"))
+            } == .vaultBusy)
+        do {
+            _ = try await vault.audit.append(AuditEvent(actor: .owner, operation: .export))
+            Issue.record("an audit entry was committed while another session held the writers' lock")
+        } catch let error as SharedWebCredentialsError {
+            #expect(error.code == .vaultBusy, "\(error.message)")
+        }
+        #expect(try vault.credentials.find(server: "example.com").map(\.account) == ["alice"])
+        while try TestPostgres.psql(raw, held).trimmingCharacters(in: .whitespacesAndNewlines) != "0" {
+            guard Date() < deadline else {
+                Issue.record("the other session never released the lock")
+                return
+            }
+            usleep(50_000)
+        }
+        try vault.credentials.upsert(server: "example.com", account: "bob", password: SecureBytes(utf8: "two"))
+        _ = try await vault.audit.append(AuditEvent(actor: .owner, operation: .export))
+        #expect(try vault.credentials.count() == 2)
+        #expect(try vault.audit.verify().problem == nil)
+    }
+
     @Test("a trigger added by the database's owner makes open refuse the vault, naming the trigger")
     func triggerRefused() throws {
         let directory = try TemporaryDirectory()

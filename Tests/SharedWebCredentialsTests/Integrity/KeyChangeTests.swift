@@ -166,7 +166,7 @@ struct KeyChangeTests {
     }
 
     @Test("a write after another handle rotated the key retries with the new key instead of failing")
-    func writeDuringRekey() throws {
+    func writeDuringRekey() async throws {
         let directory = try TemporaryDirectory()
         let writer = try Support.makeVault(in: directory)
         try writer.credentials.upsert(server: "example.com", account: "alice", password: SecureBytes(utf8: "one"))
@@ -174,6 +174,10 @@ struct KeyChangeTests {
             LoopbackSite.app, entitlements: Entitlements(strings: ["webcredentials:example.com"]), at: Date())
         let rotator = try Support.open(writer.path)
         try rotator.rotateKey()
+        // The first write after the rotation is a group-committed audit entry: sealed under the
+        // new key, which the same statement as the chain's head told it about.
+        _ = try await writer.audit.append(AuditEvent(actor: .owner, operation: .export))
+        #expect(try rotator.audit.verify().problem == nil)
         // The app's MAC is now under the new key: the reader picks that key up rather than fail.
         #expect(try writer.apps.require(LoopbackSite.app).identifier == LoopbackSite.app)
         #expect(

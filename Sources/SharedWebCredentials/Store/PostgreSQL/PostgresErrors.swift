@@ -19,8 +19,25 @@ enum PostgresErrors {
                 return unreachable(location: location, cause: "\(error.code)")
             }
         }
-        let state = info[.sqlState] ?? ""
-        let message = info[.message] ?? "no message"
+        return translate(state: info[.sqlState] ?? "", message: info[.message] ?? "no message", location: location)
+    }
+
+    /// The library error for postgres-nio's older error type, which its prepared statements
+    /// (``PostgresSession``) still report.
+    static func translate(_ error: PostgresError, location: String) -> SharedWebCredentialsError {
+        switch error {
+        case .server(let info):
+            return translate(
+                state: info.fields[.sqlState] ?? "", message: info.fields[.message] ?? "no message", location: location)
+        case .connectionClosed:
+            return unreachable(location: location, cause: "the connection closed")
+        case .protocol(let problem):
+            return unreachable(location: location, cause: problem)
+        }
+    }
+
+    /// The library error for the server's error `state` (its SQLSTATE) and `message`.
+    private static func translate(state: String, message: String, location: String) -> SharedWebCredentialsError {
         switch state {
         case "55P03", "40001", "40P01":
             return SharedWebCredentialsError(

@@ -8,7 +8,9 @@
 /// `?` or a `;`.
 enum PostgresSQLText {
     /// `sql` with its `?` placeholders, outside literals and comments, replaced by `$1`, `$2`, ...
-    static func numberingPlaceholders(_ sql: String) -> String {
+    /// each followed by `::type` when `types` gives one for it (`$1::bytea`): a statement
+    /// prepared from that text takes parameters of exactly those types.
+    static func numberingPlaceholders(_ sql: String, types: [String?] = []) -> String {
         guard sql.utf8.contains(UInt8(ascii: "?")) else { return sql }
         var result = ""
         result.reserveCapacity(sql.utf8.count + 16)
@@ -17,6 +19,7 @@ enum PostgresSQLText {
             if isCode, character == "?" {
                 number += 1
                 result += "$\(number)"
+                if number <= types.count, let type = types[number - 1] { result += "::\(type)" }
             } else {
                 result.append(character)
             }

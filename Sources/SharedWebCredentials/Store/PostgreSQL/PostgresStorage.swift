@@ -27,7 +27,7 @@ package final class PostgresStorage: VaultStorage {
     package let url: PostgresStoreURL
     private let configuration: PostgresConnection.Configuration
     private let busyTimeout: TimeInterval
-    private let idle = Mutex<[PostgresConnection]>([])
+    private let idle = Mutex<[PostgresSession]>([])
     private let nextConnectionID = Atomic<Int>(0)
     private let logger = Logger(label: "swcred.postgresql", factory: { _ in SwiftLogNoOpLogHandler() })
 
@@ -75,11 +75,11 @@ package final class PostgresStorage: VaultStorage {
         configuration.options.connectTimeout = .seconds(Int64(max(1, busyTimeout)))
         self.configuration = configuration
         let connection = try connect()
-        giveBack(connection)
+        giveBack(PostgresSession(connection))
     }
 
     deinit {
-        for connection in idle.withLock({ $0 }) { Self.close(connection) }
+        for session in idle.withLock({ $0 }) { Self.close(session) }
     }
 
     // MARK: Transactions
@@ -116,19 +116,19 @@ package final class PostgresStorage: VaultStorage {
     /// when done twice.
     package func alone<T: Sendable>(_ duty: ExclusiveDuty, _ body: @Sendable () async throws -> T) async throws -> T? {
         let key = duty.rawValue
-        let held = try await Self.threads.runIfActive { () throws -> PostgresConnection? in
+        let held = try await Self.threads.runIfActive { () throws -> PostgresSession? in
             try self.mappingErrors {
-                let connection = try self.takeConnection()
-                let db = self.statements(on: connection)
+                let session = try self.takeSession()
+                let db = self.statements(on: session)
                 do {
                     let locked = try db.value("SELECT pg_try_advisory_lock(?)", [.integer(key)])?.integer == 1
                     guard locked else {
-                        self.giveBack(connection)
+                        self.giveBack(session)
                         return nil
                     }
-                    return connection
+                    return session
                 } catch {
-                    Self.close(connection)
+                    Self.close(session)
                     throw error
                 }
             }
@@ -153,8 +153,12 @@ package final class PostgresStorage: VaultStorage {
         }
     }
 
+    /// A read transaction. Its COMMIT is not waited for: a read-only transaction has nothing to
+    /// commit, so its outcome cannot change what was read, and the connection goes back to the
+    /// pool only once the server has answered it (a connection whose COMMIT failed is closed).
     private func inRead<T>(_ body: (PostgresStoreConnection) throws -> T) throws -> T {
-        try inTransaction(begin: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], commit: true, body)
+        try inTransaction(
+            begin: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], commit: true, awaitCommit: false, body)
     }
 
     /// A write transaction: the writers' lock first (waiting at most the busy timeout, then
@@ -169,33 +173,53 @@ package final class PostgresStorage: VaultStorage {
             "BEGIN ISOLATION LEVEL READ COMMITTED",
             "SELECT set_config('lock_timeout', '\(Int(busyTimeout * 1000))', true)\(synchronous), pg_advisory_xact_lock(\(Self.writerLock))",
         ]
-        return try inTransaction(begin: begin, commit: true, body)
+        return try inTransaction(begin: begin, commit: true, awaitCommit: true, body)
     }
 
     /// A transaction that is always rolled back (the schema check's scratch schema).
     func withScratchTransaction<T>(_ body: (PostgresStoreConnection) throws -> T) throws -> T {
-        try inTransaction(begin: ["BEGIN"], commit: false, body)
+        try inTransaction(begin: ["BEGIN"], commit: false, awaitCommit: true, body)
     }
 
     /// Runs `begin`, `body` and COMMIT (or ROLLBACK) on one pooled connection. A connection whose
     /// ROLLBACK failed is closed rather than reused: it may be in any state.
+    ///
+    /// The `begin` statements are sent without waiting for their answers, so that the first
+    /// statement of `body` follows them at once; their answers are checked before the result is
+    /// returned, and a failure among them fails the transaction (its reads may have run outside
+    /// it). Without `awaitCommit`, the result is returned as soon as COMMIT is sent.
     private func inTransaction<T>(
-        begin: [String], commit: Bool, _ body: (PostgresStoreConnection) throws -> T
+        begin: [String], commit: Bool, awaitCommit: Bool, _ body: (PostgresStoreConnection) throws -> T
     ) throws -> T {
         try mappingErrors {
-            let connection = try takeConnection()
-            let db = statements(on: connection)
+            let session = try takeSession()
+            let db = statements(on: session)
+            let begun = begin.map { db.send($0) }
             do {
-                for statement in begin { try db.run(statement) }
-                let result = try body(db)
-                try db.run(commit ? "COMMIT" : "ROLLBACK")
-                giveBack(connection)
+                let result: T
+                do {
+                    result = try body(db)
+                } catch {
+                    // A lock not granted fails every statement after it: report the lock.
+                    for answer in begun { try db.wait(for: answer) }
+                    throw error
+                }
+                for answer in begun { try db.wait(for: answer) }
+                let end = db.send(commit ? "COMMIT" : "ROLLBACK")
+                if awaitCommit {
+                    try db.wait(for: end)
+                    giveBack(session)
+                } else {
+                    end.whenComplete { [self] outcome in
+                        if case .success = outcome { giveBack(session) } else { Self.close(session) }
+                    }
+                }
                 return result
             } catch {
-                if !connection.isClosed, (try? db.run("ROLLBACK")) != nil {
-                    giveBack(connection)
+                if !session.connection.isClosed, (try? db.run("ROLLBACK")) != nil {
+                    giveBack(session)
                 } else {
-                    Self.close(connection)
+                    Self.close(session)
                 }
                 throw error
             }
@@ -204,32 +228,33 @@ package final class PostgresStorage: VaultStorage {
 
     // MARK: Connections
 
-    /// `connection` as the stores see it.
-    private func statements(on connection: PostgresConnection) -> PostgresStoreConnection {
+    /// `session` as the stores see it.
+    private func statements(on session: PostgresSession) -> PostgresStoreConnection {
         PostgresStoreConnection(
-            connection: connection, logger: logger,
+            session: session, logger: logger,
             answerTimeout: .milliseconds(Int64((busyTimeout + Self.answerMargin) * 1000)))
     }
 
-    private func takeConnection() throws -> PostgresConnection {
-        while let connection = idle.withLock({ $0.popLast() }) {
-            if !connection.isClosed { return connection }
+    private func takeSession() throws -> PostgresSession {
+        while let session = idle.withLock({ $0.popLast() }) {
+            if !session.connection.isClosed { return session }
         }
-        return try connect()
+        return PostgresSession(try connect())
     }
 
-    private func giveBack(_ connection: PostgresConnection) {
+    private func giveBack(_ session: PostgresSession) {
         let kept = idle.withLock { idle -> Bool in
-            guard idle.count < Self.maximumIdle, !connection.isClosed else { return false }
-            idle.append(connection)
+            guard idle.count < Self.maximumIdle, !session.connection.isClosed else { return false }
+            idle.append(session)
             return true
         }
-        if !kept { Self.close(connection) }
+        if !kept { Self.close(session) }
     }
 
-    /// Closes `connection` in the background, keeping it alive until it is closed (postgres-nio
-    /// requires a connection to be closed before it is released).
-    private static func close(_ connection: PostgresConnection) {
+    /// Closes `session`'s connection in the background, keeping it alive until it is closed
+    /// (postgres-nio requires a connection to be closed before it is released).
+    private static func close(_ session: PostgresSession) {
+        let connection = session.connection
         connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
@@ -261,6 +286,8 @@ package final class PostgresStorage: VaultStorage {
         } catch let error as SharedWebCredentialsError {
             throw error
         } catch let error as PSQLError {
+            throw PostgresErrors.translate(error, location: location)
+        } catch let error as PostgresError {
             throw PostgresErrors.translate(error, location: location)
         } catch is PostgresStoreConnection.Unanswered {
             throw PostgresErrors.unreachable(

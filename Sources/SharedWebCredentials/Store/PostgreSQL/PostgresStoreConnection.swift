@@ -18,7 +18,8 @@ import Synchronization
 /// ``answerTimeout`` the connection is closed and the statement fails as storage that cannot be
 /// reached (exit 13, HTTP 503).
 struct PostgresStoreConnection: StoreWriter {
-    let connection: PostgresConnection
+    let session: PostgresSession
+    var connection: PostgresConnection { session.connection }
     let logger: Logger
     /// The longest wait for one statement's answer: longer than any lock wait the server allows
     /// (`lock_timeout`, the busy timeout).
@@ -27,12 +28,40 @@ struct PostgresStoreConnection: StoreWriter {
     func forEachRow(_ sql: String, _ arguments: [StoreValue], _ body: (StoreRow) throws -> Void) throws {
         // The rows are collected on the event loop, then handed to `body` here: the future API
         // has no back pressure, and `body` must not run on the event loop.
-        for row in try query(sql, arguments).rows {
+        let rows: [PostgresRow]
+        let prepared = try preparedStatement(sql, arguments)
+        if let prepared {
+            rows = try bounded(prepared.execute(arguments.map(Self.data)))
+        } else {
+            rows = try query(sql, arguments).rows
+        }
+        for row in rows {
             var values: [StoreValue] = []
             values.reserveCapacity(row.count)
-            for cell in row { values.append(try Self.value(cell)) }
+            for var cell in row {
+                // postgres-nio (1.33) labels a prepared statement's cells with the text format
+                // its Describe reported, though its Bind asked for (and got) every column in
+                // binary, as an unnamed statement's are.
+                if prepared != nil { cell.format = .binary }
+                values.append(try Self.value(cell))
+            }
             try body(StoreRow(values))
         }
+    }
+
+    /// The statement prepared on this connection for `sql` with arguments of these types,
+    /// preparing it now (one more round trip, once) if the connection has room for it; nil when
+    /// it has not. Statements that return no rows are never prepared: postgres-nio's prepared
+    /// statements do not tell how many rows a statement changed.
+    private func preparedStatement(_ sql: String, _ arguments: [StoreValue]) throws -> PreparedQuery? {
+        let types = arguments.map(Self.parameterType)
+        let key = types.map { $0 ?? "unknown" }.joined(separator: ",") + "|" + sql
+        if let statement = session.statement(for: key) { return statement }
+        guard session.hasRoom else { return nil }
+        let text = PostgresSQLText.numberingPlaceholders(sql, types: types)
+        let statement = try bounded(connection.prepare(query: text))
+        session.remember(statement, for: key)
+        return statement
     }
 
     @discardableResult
@@ -42,7 +71,18 @@ struct PostgresStoreConnection: StoreWriter {
 
     /// Runs one statement of the engine's own (BEGIN, COMMIT, SET LOCAL, ...), without arguments.
     func run(_ sql: String) throws {
-        _ = try bounded(connection.query(PostgresQuery(unsafeSQL: sql), logger: logger))
+        try wait(for: send(sql))
+    }
+
+    /// Sends one statement of the engine's own without waiting for its answer: the statements
+    /// sent after it queue behind it on the connection, and ``wait(for:)`` checks the answer.
+    func send(_ sql: String) -> EventLoopFuture<PostgresQueryResult> {
+        connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+    }
+
+    /// Waits for the answer of a statement ``send(_:)`` sent; throws its error.
+    func wait(for answer: EventLoopFuture<PostgresQueryResult>) throws {
+        _ = try bounded(answer)
     }
 
     private func query(_ sql: String, _ arguments: [StoreValue]) throws -> PostgresQueryResult {
@@ -88,6 +128,28 @@ struct PostgresStoreConnection: StoreWriter {
 
     /// No answer came from the server in time.
     struct Unanswered: Error {}
+
+    /// The type a parameter is prepared with for `value` (nil for NULL: the server infers it).
+    private static func parameterType(_ value: StoreValue) -> String? {
+        switch value {
+        case .null: nil
+        case .integer: "int8"
+        case .real: "float8"
+        case .text: "text"
+        case .blob: "bytea"
+        }
+    }
+
+    /// `value` as a prepared statement's parameter, of the type ``parameterType(_:)`` names.
+    private static func data(_ value: StoreValue) -> PostgresData {
+        switch value {
+        case .null: .null
+        case .integer(let integer): PostgresData(int64: integer)
+        case .real(let real): PostgresData(double: real)
+        case .text(let text): PostgresData(string: text)
+        case .blob(let bytes): PostgresData(bytes: bytes)
+        }
+    }
 
     /// The ``StoreValue`` of one cell: the types the vault's schema and queries produce.
     static func value(_ cell: PostgresCell) throws -> StoreValue {
