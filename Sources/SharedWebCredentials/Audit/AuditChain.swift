@@ -72,7 +72,7 @@ enum AuditChain {
     /// Writes a link with its MAC.
     static func store(_ link: Link, as column: LinkColumn, db: any StoreWriter, keys: VaultKeys) throws {
         let value = integer(link.sequence) + link.tag + mac(of: link, as: column, keys: keys)
-        try db.execute("UPDATE vault_meta SET \(column.rawValue) = ? WHERE id = 1", [.blob(value)])
+        try db.perform("UPDATE vault_meta SET \(column.rawValue) = ? WHERE id = 1", [.blob(value)])
     }
 
     private static func mac(of link: Link, as column: LinkColumn, keys: VaultKeys) -> [UInt8] {
@@ -135,7 +135,7 @@ enum AuditChain {
                 .blob(subject),
             ]
             let entryTag = tag(of: values, keys: keys, previous: previous.tag)
-            try db.execute(
+            try db.perform(
                 "INSERT INTO audit_log (seq, at, actor, operation, outcome, error_code, sealed, tag) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 values + [.blob(entryTag)])
             previous = Link(sequence: sequence, tag: entryTag)

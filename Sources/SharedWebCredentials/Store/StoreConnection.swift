@@ -15,6 +15,10 @@ package protocol StoreWriter: StoreReader {
     /// Runs one statement that returns no rows; returns how many rows it changed.
     @discardableResult
     func execute(_ sql: String, _ arguments: [StoreValue]) throws -> Int
+
+    /// Runs one statement that returns no rows, when the caller needs no count of the rows it
+    /// changed: an engine may then run it as a statement prepared once per connection.
+    func perform(_ sql: String, _ arguments: [StoreValue]) throws
 }
 
 extension StoreReader {
@@ -45,6 +49,10 @@ extension StoreReader {
 }
 
 extension StoreWriter {
+    package func perform(_ sql: String, _ arguments: [StoreValue]) throws {
+        try execute(sql, arguments)
+    }
+
     /// The first row a statement with `RETURNING` gives, after running it to completion.
     package func returningRow(_ sql: String, _ arguments: [StoreValue]) throws -> StoreRow? {
         try rows(sql, arguments).first

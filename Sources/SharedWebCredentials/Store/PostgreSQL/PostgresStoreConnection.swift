@@ -51,8 +51,8 @@ struct PostgresStoreConnection: StoreWriter {
 
     /// The statement prepared on this connection for `sql` with arguments of these types,
     /// preparing it now (one more round trip, once) if the connection has room for it; nil when
-    /// it has not. Statements that return no rows are never prepared: postgres-nio's prepared
-    /// statements do not tell how many rows a statement changed.
+    /// it has not. ``execute(_:_:)`` never prepares: postgres-nio's prepared statements do not
+    /// tell how many rows a statement changed (``perform(_:_:)`` does, not needing the count).
     private func preparedStatement(_ sql: String, _ arguments: [StoreValue]) throws -> PreparedQuery? {
         let types = arguments.map(Self.parameterType)
         let key = types.map { $0 ?? "unknown" }.joined(separator: ",") + "|" + sql
@@ -67,6 +67,11 @@ struct PostgresStoreConnection: StoreWriter {
     @discardableResult
     func execute(_ sql: String, _ arguments: [StoreValue]) throws -> Int {
         try query(sql, arguments).metadata.rows ?? 0
+    }
+
+    /// Runs the statement prepared, as ``forEachRow(_:_:_:)`` runs a query.
+    func perform(_ sql: String, _ arguments: [StoreValue]) throws {
+        try forEachRow(sql, arguments) { _ in }
     }
 
     /// Runs one statement of the engine's own (BEGIN, COMMIT, SET LOCAL, ...), without arguments.
