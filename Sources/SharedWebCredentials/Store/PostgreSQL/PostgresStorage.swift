@@ -15,6 +15,12 @@ import Synchronization
 /// pool (``threads``) for the `async` ones, so that neither a cooperative thread nor an event-loop thread ever
 /// waits for the database.
 ///
+/// Not postgres-nio's `PostgresClient`: it lends a connection only to an `async` closure and
+/// needs its `run()` in a task of its own, while the stores' transactions are synchronous bodies
+/// (the same for both engines) that the CLI runs on its own thread; and each pooled connection
+/// here carries the statements prepared on it (``PostgresSession``), which `PostgresClient` offers
+/// only for statement types fixed at compile time.
+///
 /// Writers serialise on a transaction-scoped advisory lock (``writerLock``) taken first in a
 /// READ COMMITTED transaction, not with SERIALIZABLE: SQLite's single writer made every store
 /// assume that no other write commits while its transaction runs, and a SERIALIZABLE failure
@@ -177,8 +183,12 @@ package final class PostgresStorage: VaultStorage {
     }
 
     /// A transaction that is always rolled back (the schema check's scratch schema).
+    /// Nothing is prepared in it: a statement prepared while `search_path` names the scratch
+    /// schema would keep resolving its names there after the schema is rolled back.
     func withScratchTransaction<T>(_ body: (PostgresStoreConnection) throws -> T) throws -> T {
-        try inTransaction(begin: ["BEGIN"], commit: false, awaitCommit: true, body)
+        try inTransaction(begin: ["BEGIN"], commit: false, awaitCommit: true) { db in
+            try body(db.unprepared)
+        }
     }
 
     /// Runs `begin`, `body` and COMMIT (or ROLLBACK) on one pooled connection. A connection whose

@@ -24,6 +24,15 @@ struct PostgresStoreConnection: StoreWriter {
     /// The longest wait for one statement's answer: longer than any lock wait the server allows
     /// (`lock_timeout`, the busy timeout).
     let answerTimeout: TimeAmount
+    /// Whether queries are prepared (``PostgresSession``).
+    var prepares = true
+
+    /// This connection with every query sent unnamed, never prepared.
+    var unprepared: Self {
+        var copy = self
+        copy.prepares = false
+        return copy
+    }
 
     func forEachRow(_ sql: String, _ arguments: [StoreValue], _ body: (StoreRow) throws -> Void) throws {
         // The rows are collected on the event loop, then handed to `body` here: the future API
@@ -54,6 +63,7 @@ struct PostgresStoreConnection: StoreWriter {
     /// it has not. ``execute(_:_:)`` never prepares: postgres-nio's prepared statements do not
     /// tell how many rows a statement changed (``perform(_:_:)`` does, not needing the count).
     private func preparedStatement(_ sql: String, _ arguments: [StoreValue]) throws -> PreparedQuery? {
+        guard prepares else { return nil }
         let types = arguments.map(Self.parameterType)
         let key = types.map { $0 ?? "unknown" }.joined(separator: ",") + "|" + sql
         if let statement = session.statement(for: key) { return statement }
