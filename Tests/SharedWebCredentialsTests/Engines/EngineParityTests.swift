@@ -149,14 +149,21 @@ struct EngineParityTests {
         try vault.credentials.upsert(server: "example.com", account: "alice", password: SecureBytes(utf8: "one"))
         guard case .postgresql(let url, _) = store else { return }
         let raw = "postgresql://\(url.user)@/\(url.database)?host=\(url.socketDirectory ?? "")"
-        // Another session takes the lock every write transaction takes first, and keeps it 4 s.
+        // Another session takes the lock every write transaction takes first, and keeps it until
+        // the test ends that session (not for a time: a loaded machine makes any time too short).
         let holder = Thread {
             _ = try? TestPostgres.psql(
-                raw, "SELECT pg_advisory_lock(\(PostgresStorage.writerLock)); SELECT pg_sleep(4)")
+                raw,
+                "SET application_name = 'lock-holder'; SELECT pg_advisory_lock(\(PostgresStorage.writerLock)); SELECT pg_sleep(120)"
+            )
         }
         holder.start()
-        let held = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
-        let deadline = Date().addingTimeInterval(10)
+        // This database's advisory locks only: the cluster is shared with tests running beside.
+        let held = """
+            SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted
+                AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            """
+        let deadline = Date().addingTimeInterval(60)
         while try TestPostgres.psql(raw, held).trimmingCharacters(in: .whitespacesAndNewlines) == "0" {
             guard Date() < deadline else {
                 Issue.record("the other session never took the lock")
@@ -175,6 +182,12 @@ struct EngineParityTests {
             #expect(error.code == .vaultBusy, "\(error.message)")
         }
         #expect(try vault.credentials.find(server: "example.com").map(\.account) == ["alice"])
+        try TestPostgres.psql(
+            raw,
+            """
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                WHERE application_name = 'lock-holder' AND datname = current_database()
+            """)
         while try TestPostgres.psql(raw, held).trimmingCharacters(in: .whitespacesAndNewlines) != "0" {
             guard Date() < deadline else {
                 Issue.record("the other session never released the lock")
