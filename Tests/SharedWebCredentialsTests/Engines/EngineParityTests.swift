@@ -201,6 +201,37 @@ struct EngineParityTests {
         #expect(try vault.audit.verify().problem == nil)
     }
 
+    @Test(
+        "a prepared query the server refuses (a role without SELECT on credentials) fails as storage (exit 13), naming the cause"
+    )
+    func serverErrorOfPreparedQuery() throws {
+        let directory = try TemporaryDirectory()
+        let store = try StorageEngine.postgresql.freshStore(in: directory)
+        _ = try create(store)
+        guard case .postgresql(let url, _) = store else { return }
+        let raw = "postgresql://\(url.user)@/\(url.database)?host=\(url.socketDirectory ?? "")"
+        let role = "reader_" + url.database.suffix(12)
+        try TestPostgres.psql(
+            raw,
+            """
+            CREATE ROLE \(role) LOGIN;
+            GRANT CREATE ON DATABASE \(url.database) TO \(role);
+            GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(role);
+            REVOKE SELECT ON credentials FROM \(role);
+            """)
+        let restricted = try PostgresStoreURL(
+            parsing: "postgresql://\(role)@/\(url.database)?host=\(url.socketDirectory ?? "")")
+        let vault = try open(.postgresql(restricted, password: nil))
+        do {
+            _ = try vault.credentials.find(server: "example.com")
+            Issue.record("a role without SELECT on credentials read them")
+        } catch let error as SharedWebCredentialsError {
+            #expect(error.code == .storageFailure)
+            #expect(error.message.contains("permission was denied"), "\(error.message)")
+        }
+        try TestPostgres.psql(raw, "DROP OWNED BY \(role); DROP ROLE \(role)")
+    }
+
     @Test("a trigger added by the database's owner makes open refuse the vault, naming the trigger")
     func triggerRefused() throws {
         let directory = try TemporaryDirectory()

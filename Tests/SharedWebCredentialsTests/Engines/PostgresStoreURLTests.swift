@@ -67,6 +67,10 @@ struct PostgresStoreURLTests {
                 == "SELECT '?', \"a?\" FROM t WHERE a = $1 AND b = $2 -- ?\n AND c = $3")
         #expect(PostgresSQLText.numberingPlaceholders("SELECT 'it''s ?' || ?") == "SELECT 'it''s ?' || $1")
         #expect(
+            PostgresSQLText.numberingPlaceholders(
+                "SELECT x FROM t WHERE a = ? AND b = ? AND c = '?'", types: ["bytea", nil])
+                == "SELECT x FROM t WHERE a = $1::bytea AND b = $2 AND c = '?'")
+        #expect(
             PostgresSQLText.statements(
                 "-- head; note\nCREATE TABLE a (x text CHECK (x <> ';'));\n/* ; */ CREATE INDEX i ON a (x);\n-- tail")
                 == ["-- head; note\nCREATE TABLE a (x text CHECK (x <> ';'))", "/* ; */ CREATE INDEX i ON a (x)"])

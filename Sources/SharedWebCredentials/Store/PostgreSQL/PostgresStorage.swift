@@ -206,15 +206,10 @@ package final class PostgresStorage: VaultStorage {
             let db = statements(on: session)
             let begun = begin.map { db.send($0) }
             do {
-                let result: T
-                do {
-                    result = try body(db)
-                } catch {
-                    // A lock not granted fails every statement after it: report the lock.
-                    for answer in begun { try db.wait(for: answer) }
-                    throw error
-                }
+                let outcome = Result { try body(db) }
+                // Before the body's own error: a lock not granted fails every statement after it.
                 for answer in begun { try db.wait(for: answer) }
+                let result = try outcome.get()
                 let end = db.send(commit ? "COMMIT" : "ROLLBACK")
                 if awaitCommit {
                     try db.wait(for: end)
