@@ -96,7 +96,8 @@ public struct SharedWebCredentials: Sendable {
     }
 
     private func find(
-        domain: DomainTarget?, account: String?, includeShared: Bool, prefetched: Result<StandingRead, any Error>?
+        domain: DomainTarget?, account: String?, includeShared: Bool,
+        prefetched: Result<StandingRead, SharedWebCredentialsError>?
     ) async throws -> [Credential] {
         guard let domain else { return try await findEverywhere(try await registeredApp(), account: account) }
         let standing: StandingRead
@@ -168,21 +169,30 @@ public struct SharedWebCredentials: Sendable {
     /// the app, the verdict and the credentials in one transaction. Pass it to
     /// ``request(domain:account:includeShared:prefetched:confirmRelease:)``; a refusal it met is
     /// thrown (and audited) there.
+    ///
+    /// Only the library's own errors (the gate's refusals, a record that fails authentication)
+    /// are kept for later. An engine's error is thrown at once, so that it fails the caller's
+    /// transaction, whose storage names it (a server restarting is `.storageFailure`, HTTP 503);
+    /// kept, it would reach the request unnamed.
     func prefetchRequest(
         domain: DomainTarget, account: String?, db: any StoreReader, keys: VaultKeys
-    )
+    ) throws
         -> PrefetchedRequest
     {
-        PrefetchedRequest(
-            domain: domain, account: account,
-            standing: Result { try standingRead(domain: domain, account: account, db: db, keys: keys) })
+        let standing: Result<StandingRead, SharedWebCredentialsError>
+        do {
+            standing = .success(try standingRead(domain: domain, account: account, db: db, keys: keys))
+        } catch let refusal as SharedWebCredentialsError {
+            standing = .failure(refusal)
+        }
+        return PrefetchedRequest(domain: domain, account: account, standing: standing)
     }
 
     /// A request's first read, done ahead (``prefetchRequest(domain:account:db:keys:)``).
     package struct PrefetchedRequest: Sendable {
         fileprivate let domain: DomainTarget
         fileprivate let account: String?
-        fileprivate let standing: Result<StandingRead, any Error>
+        fileprivate let standing: Result<StandingRead, SharedWebCredentialsError>
     }
 
     fileprivate struct StandingRead: Sendable {

@@ -152,7 +152,8 @@ public struct AppTokenStore: Sendable {
                 return (record, SharedWebCredentials.PrefetchedRequest?.none)
             }
             return (
-                record, facade.prefetchRequest(domain: prefetch.domain, account: prefetch.account, db: db, keys: keys)
+                record,
+                try facade.prefetchRequest(domain: prefetch.domain, account: prefetch.account, db: db, keys: keys)
             )
         }
         return (try Self.usable(record, at: now), prefetched)

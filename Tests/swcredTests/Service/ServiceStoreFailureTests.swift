@@ -35,6 +35,8 @@ struct ServiceStoreFailureTests {
     /// the accounts whose saves were acknowledged.
     struct ClientLog: Sendable {
         var answers: [(status: Int, code: String?, retryAfter: String?, phase: Int)] = []
+        /// The bodies of the answers that were neither 200 nor 503, for the failure's message.
+        var unexpected: [String] = []
         var acknowledged: [String: String] = [:]
         var transportFailures = 0
     }
@@ -65,6 +67,9 @@ struct ServiceStoreFailureTests {
                     continue
                 }
                 log.answers.append((response.status, response.errorCode, response.headers["retry-after"], sentIn))
+                if response.status != 200, response.status != 503 {
+                    log.unexpected.append("\(response.status) \(response.text)")
+                }
                 if response.status == 200 { phase.noteServed(name, in: sentIn) }
                 if writer, response.status == 200 {
                     log.acknowledged[account] = password
@@ -147,7 +152,10 @@ struct ServiceStoreFailureTests {
 
             let answers = logs.flatMap(\.answers)
             let unavailable = answers.filter { $0.status == 503 }
-            #expect(Set(answers.map(\.status)).isSubset(of: [200, 503]), "\(answers.map(\.status))")
+            #expect(
+                Set(answers.map(\.status)).isSubset(of: [200, 503]),
+                "\(logs.flatMap(\.unexpected)); the service's errors: \(service.log.split(separator: "\n").filter { $0.contains("error") })"
+            )
             #expect(!unavailable.isEmpty, "no request failed while the server was down")
             #expect(unavailable.allSatisfy { $0.code == "storage-failure" && $0.retryAfter == "1" })
             #expect(logs.map(\.transportFailures).reduce(0, +) == 0)
@@ -230,6 +238,58 @@ struct ServiceStoreFailureTests {
                 try gated.expect(["status", "--verify"], status: 0)
                 try gated.expect(["audit", "verify"], status: 0)
             }
+        }
+    }
+    @Test(
+        "a server error met while a request's first read is done ahead with its token (no SELECT on credentials) is 503 storage-failure naming the cause, not 500"
+    )
+    func serverErrorInPrefetchedRead() async throws {
+        let database = try TestPostgres.freshDatabase()
+        try await GatedFixture.with(store: database) { gated in
+            // The service logs in as a role of its own; the cluster's role, a superuser, would
+            // pass every permission check.
+            var components = try #require(URLComponents(string: database))
+            let role = "service_" + components.path.suffix(12)
+            try TestPostgres.psql(
+                database,
+                """
+                CREATE ROLE \(role) LOGIN;
+                GRANT CREATE ON DATABASE \(components.path.dropFirst()) TO \(role);
+                GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO \(role);
+                """)
+            components.user = role
+            let restricted = try #require(components.string)
+            var environment = gated.environment
+            environment["SWCRED_STORE"] = restricted
+            let service = try ServiceProcess.start(
+                socketPath: gated.directory.path("run/swcred.sock"), arguments: gated.networkArguments,
+                environment: environment, logPath: gated.directory.path("service.log"))
+            defer { _ = service.stop(signal: SIGKILL) }
+            let token = try gated.expect(
+                ["app", "token", "create", GatedFixture.app, "--allow", "request,add"], status: 0
+            ).stdout.trimmingCharacters(in: .newlines)
+            let saved = try UnixHTTP.request(
+                service.socketPath, "PUT", "/v1/credentials", token: token,
+                json: ["domain": Self.domain, "account": "ann", "password": "Pw-ann"])
+            #expect(saved.status == 200, "\(saved.text)")
+
+            // The approved verdict is stored: the token's read transaction reads the app, the
+            // verdict and then the credentials, which the role may no longer read.
+            try TestPostgres.psql(database, "REVOKE SELECT ON credentials FROM \(role)")
+            let refused = try UnixHTTP.request(
+                service.socketPath, "POST", "/v1/credentials/request", token: token, json: ["domain": Self.domain])
+            #expect(refused.status == 503, "\(refused.text)")
+            #expect(refused.errorCode == "storage-failure", "\(refused.text)")
+            #expect(refused.text.contains("permission was denied"), "\(refused.text)")
+            #expect(refused.headers["retry-after"] == "1")
+            #expect(!service.log.contains("internal error"), "\(service.log)")
+
+            try TestPostgres.psql(database, "GRANT SELECT ON credentials TO \(role)")
+            let served = try UnixHTTP.request(
+                service.socketPath, "POST", "/v1/credentials/request", token: token, json: ["domain": Self.domain])
+            #expect(served.status == 200, "\(served.text)")
+            _ = service.stop(signal: SIGTERM)
+            try TestPostgres.psql(database, "DROP OWNED BY \(role); DROP ROLE \(role)")
         }
     }
 }
