@@ -71,8 +71,14 @@ enum AuditChain {
 
     /// Writes a link with its MAC.
     static func store(_ link: Link, as column: LinkColumn, db: any StoreWriter, keys: VaultKeys) throws {
+        let statement = storing(link, as: column, keys: keys)
+        try db.perform(statement.sql, statement.arguments)
+    }
+
+    /// The statement that writes a link with its MAC.
+    private static func storing(_ link: Link, as column: LinkColumn, keys: VaultKeys) -> StoreStatement {
         let value = integer(link.sequence) + link.tag + mac(of: link, as: column, keys: keys)
-        try db.perform("UPDATE vault_meta SET \(column.rawValue) = ? WHERE id = 1", [.blob(value)])
+        return StoreStatement("UPDATE vault_meta SET \(column.rawValue) = ? WHERE id = 1", [.blob(value)])
     }
 
     private static func mac(of link: Link, as column: LinkColumn, keys: VaultKeys) -> [UInt8] {
@@ -124,8 +130,11 @@ enum AuditChain {
         let lastStored = stored?.integer(1) ?? 0
         var previous = Link(sequence: max(head.sequence, lastStored), tag: head.tag)
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        guard !events.isEmpty else { return [] }
         var sequences: [Int64] = []
         sequences.reserveCapacity(events.count)
+        var rows: [StoreValue] = []
+        rows.reserveCapacity(events.count * 8)
         for event in events {
             let sequence = previous.sequence + 1
             let subject = try AuditSubject(event).sealed(sequence: sequence, keys: keys)
@@ -135,13 +144,18 @@ enum AuditChain {
                 .blob(subject),
             ]
             let entryTag = tag(of: values, keys: keys, previous: previous.tag)
-            try db.perform(
-                "INSERT INTO audit_log (seq, at, actor, operation, outcome, error_code, sealed, tag) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                values + [.blob(entryTag)])
+            rows += values + [.blob(entryTag)]
             previous = Link(sequence: sequence, tag: entryTag)
             sequences.append(sequence)
         }
-        if !events.isEmpty { try store(previous, as: .head, db: db, keys: keys) }
+        // Every entry in one INSERT, and the head with it: one round trip to a server.
+        let placeholders = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: events.count).joined(separator: ", ")
+        try db.perform(together: [
+            StoreStatement(
+                "INSERT INTO audit_log (seq, at, actor, operation, outcome, error_code, sealed, tag) VALUES \(placeholders)",
+                rows),
+            storing(previous, as: .head, keys: keys),
+        ])
         return sequences
     }
 

@@ -19,6 +19,22 @@ package protocol StoreWriter: StoreReader {
     /// Runs one statement that returns no rows, when the caller needs no count of the rows it
     /// changed: an engine may then run it as a statement prepared once per connection.
     func perform(_ sql: String, _ arguments: [StoreValue]) throws
+
+    /// Runs `statements` (INSERT, UPDATE or DELETE, none returning rows) in order, when none
+    /// needs to see what another changed and the caller needs no counts: an engine may then send
+    /// them as one statement, in one round trip. Each must touch rows that the others do not.
+    func perform(together statements: [StoreStatement]) throws
+}
+
+/// One statement and its arguments, for ``StoreWriter/perform(together:)``.
+package struct StoreStatement: Sendable {
+    package let sql: String
+    package let arguments: [StoreValue]
+
+    package init(_ sql: String, _ arguments: [StoreValue]) {
+        self.sql = sql
+        self.arguments = arguments
+    }
 }
 
 extension StoreReader {
@@ -51,6 +67,10 @@ extension StoreReader {
 extension StoreWriter {
     package func perform(_ sql: String, _ arguments: [StoreValue]) throws {
         try execute(sql, arguments)
+    }
+
+    package func perform(together statements: [StoreStatement]) throws {
+        for statement in statements { try perform(statement.sql, statement.arguments) }
     }
 
     /// The first row a statement with `RETURNING` gives, after running it to completion.

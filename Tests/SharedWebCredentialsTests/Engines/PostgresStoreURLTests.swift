@@ -74,5 +74,13 @@ struct PostgresStoreURLTests {
             PostgresSQLText.statements(
                 "-- head; note\nCREATE TABLE a (x text CHECK (x <> ';'));\n/* ; */ CREATE INDEX i ON a (x);\n-- tail")
                 == ["-- head; note\nCREATE TABLE a (x text CHECK (x <> ';'))", "/* ; */ CREATE INDEX i ON a (x)"])
+        // Statements run together keep their placeholders in order: the WITH parts come first.
+        #expect(
+            PostgresSQLText.numberingPlaceholders(
+                PostgresSQLText.combining([
+                    "INSERT INTO a (x, y) VALUES (?, ?), (?, ?)", "DELETE FROM b WHERE z = ?", "UPDATE c SET w = ?",
+                ]))
+                == "WITH part1 AS (INSERT INTO a (x, y) VALUES ($1, $2), ($3, $4)), part2 AS (DELETE FROM b WHERE z = $5) UPDATE c SET w = $6"
+        )
     }
 }

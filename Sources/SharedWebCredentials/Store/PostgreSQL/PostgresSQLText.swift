@@ -27,6 +27,14 @@ enum PostgresSQLText {
         return result
     }
 
+    /// One statement that runs `statements` (INSERT, UPDATE or DELETE, at least two): the last
+    /// as the main statement, the others as its `WITH` parts, in order, so that their `?`
+    /// placeholders keep their order.
+    static func combining(_ statements: [String]) -> String {
+        let parts = statements.dropLast().enumerated().map { "part\($0.offset + 1) AS (\($0.element))" }
+        return "WITH \(parts.joined(separator: ", ")) \(statements.last ?? "")"
+    }
+
     /// The statements of `sql`, split at the `;` that end them (outside literals and comments),
     /// trimmed; empty statements and those that are only comments are left out.
     static func statements(_ sql: String) -> [String] {

@@ -23,6 +23,11 @@ final class PostgresSession: Sendable {
     /// values) from filling the server's memory.
     static let capacity = 64
 
+    /// The most parameters of a statement that is prepared. The vault's fixed queries take at
+    /// most a dozen; a statement with more is built for a variable number of rows (a group of audit
+    /// entries), and one prepared per row count would fill the ``capacity``.
+    static let maximumParameters = 16
+
     init(_ connection: PostgresConnection) {
         self.connection = connection
     }

@@ -63,7 +63,7 @@ struct PostgresStoreConnection: StoreWriter {
     /// it has not. ``execute(_:_:)`` never prepares: postgres-nio's prepared statements do not
     /// tell how many rows a statement changed (``perform(_:_:)`` does, not needing the count).
     private func preparedStatement(_ sql: String, _ arguments: [StoreValue]) throws -> PreparedQuery? {
-        guard prepares else { return nil }
+        guard prepares, arguments.count <= PostgresSession.maximumParameters else { return nil }
         let types = arguments.map(Self.parameterType)
         let key = types.map { $0 ?? "unknown" }.joined(separator: ",") + "|" + sql
         if let statement = session.statement(for: key) { return statement }
@@ -82,6 +82,17 @@ struct PostgresStoreConnection: StoreWriter {
     /// Runs the statement prepared, as ``forEachRow(_:_:_:)`` runs a query.
     func perform(_ sql: String, _ arguments: [StoreValue]) throws {
         try forEachRow(sql, arguments) { _ in }
+    }
+
+    /// Runs `statements` as one: the last is the main statement and the others its data-modifying
+    /// `WITH` parts, which PostgreSQL runs on the same snapshot, each seeing none of the others'
+    /// changes (hence ``StoreWriter/perform(together:)``'s rule that they touch different rows).
+    func perform(together statements: [StoreStatement]) throws {
+        guard statements.count > 1 else {
+            for statement in statements { try perform(statement.sql, statement.arguments) }
+            return
+        }
+        try perform(PostgresSQLText.combining(statements.map(\.sql)), statements.flatMap(\.arguments))
     }
 
     /// Runs one statement of the engine's own (BEGIN, COMMIT, SET LOCAL, ...), without arguments.
