@@ -118,6 +118,49 @@ public enum TestPostgres {
         /// Stops the server and removes the cluster.
         public func stop() { _ = try? Self.script("stop", directory: directory) }
 
+        /// Makes the index `index` of the database at `database` lie, as whoever can write the
+        /// server's files can: with the server halted, the heap addresses of the two entries whose
+        /// text key columns are `first` and `second` are swapped in the index's file, so a lookup
+        /// of either finds the other's row. The server is started again.
+        ///
+        /// A btree leaf entry is its heap address (6 bytes), 2 bytes of flags and length, then its
+        /// key columns, each short text as a 1-byte length header and its bytes, unpadded; the
+        /// cluster has no data checksums (`initdb`'s default).
+        public func swapIndexEntries(in database: String, index: String, _ first: [String], _ second: [String]) throws {
+            try swapIndexEntries(
+                in: database, index: index, first.map { Array($0.utf8) }, second.map { Array($0.utf8) })
+        }
+
+        /// ``swapIndexEntries(in:index:_:_:)`` for key columns of any short text or bytea value.
+        public func swapIndexEntries(
+            in database: String, index: String, _ first: [[UInt8]], _ second: [[UInt8]]
+        )
+            throws
+        {
+            let relative = try TestPostgres.psql(database, "SELECT pg_relation_filepath('\(index)')")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            try halt()
+            let file = URL(fileURLWithPath: directory.path("cluster/data/\(relative)"))
+            var bytes = [UInt8](try Data(contentsOf: file))
+            let one = try Self.entryStart(first, in: bytes)
+            let other = try Self.entryStart(second, in: bytes)
+            for offset in 0..<6 { bytes.swapAt(one + offset, other + offset) }
+            try Data(bytes).write(to: file)
+            try start()
+        }
+
+        /// Where the one index entry with these key columns starts.
+        private static func entryStart(_ columns: [[UInt8]], in bytes: [UInt8]) throws -> Int {
+            let key = columns.flatMap { column -> [UInt8] in
+                [UInt8(truncatingIfNeeded: (column.count + 1) << 1 | 1)] + column
+            }
+            let starts = (8...(bytes.count - key.count)).filter { bytes[$0..<($0 + key.count)].elementsEqual(key) }
+            guard starts.count == 1 else {
+                throw Unavailable(description: "the index holds \(starts.count) entries for \(columns), not 1")
+            }
+            return starts[0] - 8
+        }
+
         private static func script(_ verb: String, directory: TemporaryDirectory) throws -> String {
             let result = try run(
                 "/usr/bin/env",

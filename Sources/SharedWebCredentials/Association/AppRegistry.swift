@@ -62,8 +62,17 @@ public struct AppRegistry: Sendable {
     ) throws
         -> RegisteredApp?
     {
-        try db.row("\(table.select) WHERE application_identifier = ?", [.text(app.description)]).map {
-            try decode($0, keys: keys, path: path)
+        try db.row("\(table.select) WHERE application_identifier = ?", [.text(app.description)]).map { row in
+            let registered = try decode(row, keys: keys, path: path)
+            // The engine chose the row, and another app's row is just as authentic: only its own
+            // authenticated identifier says whose it is.
+            guard row.text(0) == app.description else {
+                throw SharedWebCredentialsError(
+                    .integrityFailure,
+                    "The database of \(path) answered the lookup of \(app)'s registration with \(registered.identifier)'s: it does not answer queries truthfully, so nothing it holds is trusted. Restore the vault from a backup."
+                )
+            }
+            return registered
         }
     }
 

@@ -39,10 +39,23 @@ public struct AssociationStore: Sendable {
     ) throws
         -> AssociationRecord?
     {
-        try db.row(
-            "\(Self.table.select) WHERE service = ? AND app = ? AND domain = ?",
-            [.text(entry.service.rawValue), .text(app.description), .text(Self.domainKey(for: entry))]
-        ).flatMap { try trusted($0, keys: keys, app: app) }
+        let domain = Self.domainKey(for: entry)
+        guard
+            let record = try db.row(
+                "\(Self.table.select) WHERE service = ? AND app = ? AND domain = ?",
+                [.text(entry.service.rawValue), .text(app.description), .text(domain)]
+            ).flatMap({ try trusted($0, keys: keys, app: app) })
+        else { return nil }
+        // The engine chose the row, and another app's or domain's verdict is just as authentic:
+        // only its own authenticated columns say whose it is.
+        guard record.service == entry.service, record.app.description == app.description, record.domain == domain
+        else {
+            vault.warn(
+                "The database answered the lookup of \(app)'s verdict for \(domain) with the verdict of \(record.app) for \(record.domain): it counts as missing and is verified again."
+            )
+            return nil
+        }
+        return record
     }
 
     /// Inserts or replaces `record`, auditing a changed verdict as saving a list of records does.

@@ -41,17 +41,42 @@ public struct CredentialStore: Sendable {
         throws -> [Credential]
     {
         var found: [Credential] = []
+        let serverIndex = keys.serverIndex(key)
         if let account {
+            let accountIndex = keys.accountIndex(key, account: account)
             try db.forEachRow(
-                "\(columns) WHERE server_index = ? AND account_index = ?",
-                [.blob(keys.serverIndex(key)), .blob(keys.accountIndex(key, account: account))]
-            ) { found.append(try open($0, db: db, keys: keys, vault: vault)) }
+                "\(columns) WHERE server_index = ? AND account_index = ?", [.blob(serverIndex), .blob(accountIndex)]
+            ) { row in
+                found.append(try open(row, db: db, keys: keys, vault: vault, matching: serverIndex, accountIndex))
+            }
         } else {
-            try db.forEachRow("\(columns) WHERE server_index = ?", [.blob(keys.serverIndex(key))]) {
-                found.append(try open($0, db: db, keys: keys, vault: vault))
+            try db.forEachRow("\(columns) WHERE server_index = ?", [.blob(serverIndex)]) { row in
+                found.append(try open(row, db: db, keys: keys, vault: vault, matching: serverIndex))
             }
         }
         return found.count > 1 ? found.sorted { $0.account < $1.account } : found
+    }
+
+    /// ``open(_:db:keys:vault:)`` for a row looked up by its indexes: the engine chose the row, and
+    /// another server's row is just as authentic, so its own indexes, which its associated data
+    /// binds, must be the ones asked for.
+    private static func open(
+        _ row: StoreRow, db: any StoreReader, keys: VaultKeys, vault: Vault, matching serverIndex: [UInt8],
+        _ accountIndex: [UInt8]? = nil
+    ) throws -> Credential {
+        let credential = try open(row, db: db, keys: keys, vault: vault)
+        guard row.blob(1) == serverIndex, accountIndex.map({ row.blob(2) == $0 }) ?? true else {
+            throw answeredWithAnother(vault)
+        }
+        return credential
+    }
+
+    /// The error for a row that is authentic but not the one a lookup asked for.
+    private static func answeredWithAnother(_ vault: Vault) -> SharedWebCredentialsError {
+        SharedWebCredentialsError(
+            .integrityFailure,
+            "The database of \(vault.path) answered a credential lookup with another server's or account's credential: it does not answer queries truthfully, so nothing it holds is trusted. Restore the vault from a backup."
+        )
     }
 
     /// The credential for `key` and `account` with its row version, as the transaction `db` sees
@@ -61,11 +86,12 @@ public struct CredentialStore: Sendable {
     )
         throws -> (Credential?, Int64?)
     {
-        guard
-            let row = try db.row(
-                "\(columns) WHERE account_index = ?", [.blob(keys.accountIndex(key, account: account))])
-        else { return (nil, nil) }
-        return (try open(row, db: db, keys: keys, vault: vault), row.integer(4))
+        let accountIndex = keys.accountIndex(key, account: account)
+        guard let row = try db.row("\(columns) WHERE account_index = ?", [.blob(accountIndex)]) else {
+            return (nil, nil)
+        }
+        let credential = try open(row, db: db, keys: keys, vault: vault, matching: keys.serverIndex(key), accountIndex)
+        return (credential, row.integer(4))
     }
 
     /// The row version of the credential for `key` and `account`, or nil when there is none.

@@ -102,7 +102,13 @@ public struct PasskeyStore: Sendable {
 
     /// The passkey with this credential ID, opened, or nil.
     static func find(credentialID: [UInt8], db: any StoreReader, keys: VaultKeys, vault: Vault) throws -> Passkey? {
-        try openAll(db, keys: keys, vault: vault, where: keys.passkeyCredentialIndex(credentialID)).first
+        guard
+            let passkey = try openAll(db, keys: keys, vault: vault, where: keys.passkeyCredentialIndex(credentialID))
+                .first
+        else { return nil }
+        // The engine chose the row; only the sealed passkey says which it is.
+        guard passkey.credentialID == credentialID else { throw vault.recordFailure(db, keys: keys, what: "A passkey") }
+        return passkey
     }
 
     /// The passkeys of `rpID`, opened; a row that fails authentication fails the read.
