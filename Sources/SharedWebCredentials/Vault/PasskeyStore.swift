@@ -29,8 +29,7 @@ public struct PasskeyStore: Sendable {
     public func find(credentialID: String) throws -> PasskeySummary? {
         let id = try Self.credentialID(credentialID)
         return try vault.read { db, keys in
-            try Self.openAll(db, keys: keys, vault: vault, where: keys.passkeyCredentialIndex(id)).first
-                .map(PasskeySummary.init)
+            try Self.find(credentialID: id, db: db, keys: keys, vault: vault).map(PasskeySummary.init)
         }
     }
 

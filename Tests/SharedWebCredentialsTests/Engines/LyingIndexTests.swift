@@ -137,4 +137,27 @@ struct LyingIndexTests {
         #expect(deleted == .integrityFailure)
         #expect(try setup.vault.credentials.all().map(\.account).sorted() == ["ann", "bob"])
     }
+
+    @Test("a passkey found by its credential ID through a lying index is not another passkey")
+    func swappedPasskeys() throws {
+        let setup = try Setup()
+        defer { setup.cluster.stop() }
+        let passkeys = try [0x41, 0x42].map { byte in
+            Passkey(
+                credentialID: Array(repeating: UInt8(byte), count: 16), rpID: try RelyingPartyID("shop.example"),
+                userHandle: [UInt8(byte)], userName: "user-\(byte)", userDisplayName: "User \(byte)",
+                privateKey: PasskeyPrivateKey.generate(.es256), created: Date())
+        }
+        try setup.vault.credentials.batch { batch in for passkey in passkeys { try batch.savePasskey(passkey) } }
+        let first = Base64URL.encode(passkeys[0].credentialID)
+        #expect(try setup.vault.passkeys.find(credentialID: first)?.userName == "user-65")
+
+        let keys = setup.vault.keys
+        try setup.cluster.swapIndexEntries(
+            in: setup.database, index: "passkeys_credential_index_key",
+            [keys.passkeyCredentialIndex(passkeys[0].credentialID)],
+            [keys.passkeyCredentialIndex(passkeys[1].credentialID)])
+        let vault = try Vault.open(store: setup.store, secret: .passphrase(Self.passphrase))
+        #expect(VaultTestSupport.errorCode { _ = try vault.passkeys.find(credentialID: first) } == .integrityFailure)
+    }
 }
