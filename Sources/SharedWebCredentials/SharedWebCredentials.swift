@@ -138,20 +138,27 @@ public struct SharedWebCredentials: Sendable {
     /// credentials are read in the same transaction, on the storage engine's threads; a refusal
     /// the stored verdict stands for is thrown.
     private func standingRead(domain: DomainTarget, account: String?) async throws -> StandingRead {
-        try await vault.read { [self] db, keys in try standingRead(domain: domain, account: account, db: db, keys: keys)
+        try await vault.read { [self] db, keys in
+            try standingRead(domain: domain, account: account, db: db, keys: keys, registration: nil)
         }
     }
 
-    /// ``standingRead(domain:account:)`` inside the caller's read transaction.
+    /// ``standingRead(domain:account:)`` inside the caller's read transaction, with the app's
+    /// `apps` row when the caller read it already.
     private func standingRead(
-        domain: DomainTarget, account: String?, db: any StoreReader, keys: VaultKeys
+        domain: DomainTarget, account: String?, db: any StoreReader, keys: VaultKeys,
+        registration: AppRegistry.ReadRegistration?
     ) throws
         -> StandingRead
     {
         let key = try CredentialKey(server: domain.host, port: domain.port)
-        guard let registered = try AppRegistry.find(app, db: db, keys: keys, path: vault.path) else {
-            throw AppRegistry.notRegistered(app)
-        }
+        let registered =
+            if let registration {
+                try AppRegistry.registration(of: app, in: registration.row, keys: keys, path: vault.path)
+            } else {
+                try AppRegistry.find(app, db: db, keys: keys, path: vault.path)
+            }
+        guard let registered else { throw AppRegistry.notRegistered(app) }
         let entry = try gate.entry(of: registered, covering: domain)
         let identifier = registered.identifier
         let stored = try vault.associations.record(app: identifier, entry: entry, db: db, keys: keys)
@@ -174,14 +181,18 @@ public struct SharedWebCredentials: Sendable {
     /// are kept for later. An engine's error is thrown at once, so that it fails the caller's
     /// transaction, whose storage names it (a server restarting is `.storageFailure`, HTTP 503);
     /// kept, it would reach the request unnamed.
+    ///
+    /// `registration` is this app's `apps` row when the caller read it already (with the token).
     func prefetchRequest(
-        domain: DomainTarget, account: String?, db: any StoreReader, keys: VaultKeys
+        domain: DomainTarget, account: String?, db: any StoreReader, keys: VaultKeys,
+        registration: AppRegistry.ReadRegistration?
     ) throws
         -> PrefetchedRequest
     {
         let standing: Result<StandingRead, SharedWebCredentialsError>
         do {
-            standing = .success(try standingRead(domain: domain, account: account, db: db, keys: keys))
+            standing = .success(
+                try standingRead(domain: domain, account: account, db: db, keys: keys, registration: registration))
         } catch let refusal as SharedWebCredentialsError {
             standing = .failure(refusal)
         }

@@ -62,7 +62,24 @@ public struct AppRegistry: Sendable {
     ) throws
         -> RegisteredApp?
     {
-        try db.row("\(table.select) WHERE application_identifier = ?", [.text(app.description)]).map { row in
+        try registration(
+            of: app, in: db.row("\(table.select) WHERE application_identifier = ?", [.text(app.description)]),
+            keys: keys, path: path)
+    }
+
+    /// An `apps` row read in the same statement as something else (``AuthenticatedTable/selectedColumns``,
+    /// all NULL when there was none), for ``registration(of:in:keys:path:)``.
+    struct ReadRegistration: Sendable {
+        let row: StoreRow?
+    }
+
+    /// The registration of `app` in `row` (``table``'s `select` columns; nil when the app has none).
+    static func registration(
+        of app: ApplicationIdentifier, in row: StoreRow?, keys: VaultKeys, path: String
+    ) throws
+        -> RegisteredApp?
+    {
+        try row.map { row in
             let registered = try decode(row, keys: keys, path: path)
             // The engine chose the row, and another app's row is just as authentic: only its own
             // authenticated identifier says whose it is.

@@ -17,7 +17,10 @@ struct AuthenticatedTable: Sendable {
     var laterColumns = 0
 
     /// `SELECT` of every column in ``columns`` order, then `mac`.
-    var select: String { "SELECT \(columns.joined(separator: ", ")), mac FROM \(name)" }
+    var select: String { "SELECT \(selectedColumns.joined(separator: ", ")) FROM \(name)" }
+
+    /// The columns ``select`` reads: ``columns``, then `mac`.
+    var selectedColumns: [String] { columns + ["mac"] }
 
     /// The condition that selects one row by its identity (one `?` per identity column).
     var whereIdentity: String {
