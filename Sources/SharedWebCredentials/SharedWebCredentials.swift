@@ -199,7 +199,7 @@ public struct SharedWebCredentials: Sendable {
         return PrefetchedRequest(domain: domain, account: account, standing: standing)
     }
 
-    /// A request's first read, done ahead (``prefetchRequest(domain:account:db:keys:)``).
+    /// A request's first read, done ahead (``prefetchRequest(domain:account:db:keys:registration:)``).
     package struct PrefetchedRequest: Sendable {
         fileprivate let domain: DomainTarget
         fileprivate let account: String?

@@ -225,11 +225,11 @@ public struct AppTokenStore: Sendable {
 
     // MARK: Rows
 
-    /// Every column of a token row, in the order ``verified(_:db:keys:vault:)`` reads.
-    /// The columns of a token's row, in the order ``verified(_:db:keys:vault:)`` reads.
+    /// Every column of a token's row, in the order ``verified(_:db:keys:vault:)`` reads.
     private static let columns = [
         "id", "token_hash", "app", "permissions", "consent", "created_at", "expires_at", "mac",
     ]
+    /// `SELECT` of ``columns``.
     private static let select = "SELECT \(columns.joined(separator: ", ")) FROM app_tokens"
     /// ``select``'s columns (of `t`), then those of the token's app's registration (of `a`, all
     /// NULL when the app is not registered) as ``AppRegistry`` reads them.
