@@ -68,7 +68,11 @@ public struct AppTokenStore: Sendable {
                 } else {
                     try db.rows("\(Self.select) ORDER BY created_at, id")
                 }
-            return try rows.map { try verified($0, db: db, keys: keys) }
+            // The engine chose the rows; a token of another app, found through a lying index, is
+            // left out by its own authenticated app.
+            return try rows.map { try verified($0, db: db, keys: keys) }.filter { record in
+                app.map { record.app.description == $0.description } ?? true
+            }
         }
     }
 

@@ -131,7 +131,11 @@ public struct AssociationStore: Sendable {
                 } else {
                     try db.rows("\(Self.table.select) ORDER BY app, service, domain")
                 }
-            return try rows.compactMap { try trusted($0, keys: keys) }
+            // The engine chose the rows; another app's verdict, found through a lying index, is
+            // left out by its own authenticated app.
+            return try rows.compactMap { try trusted($0, keys: keys) }.filter { record in
+                app.map { record.app.description == $0.description } ?? true
+            }
         }
     }
 

@@ -52,9 +52,12 @@ struct LyingIndexTests {
 
         /// What `app` gets when it requests shop.example's passwords, through a new handle (whose
         /// connections take the database's settings): the accounts released, or the error code.
+        /// A new handle, whose connections take the database's settings.
+        func open() throws -> Vault { try Vault.open(store: store, secret: .passphrase(passphrase)) }
+
         func request(as app: ApplicationIdentifier) async -> Outcome {
             do {
-                let vault = try Vault.open(store: store, secret: .passphrase(passphrase))
+                let vault = try open()
                 let gate = SharedWebCredentials(app: app, vault: vault, verifier: nil)
                 return .released(try await gate.request(domain: shop).map(\.account))
             } catch let error as SharedWebCredentialsError {
@@ -74,7 +77,7 @@ struct LyingIndexTests {
     static let passphrase = SecureBytes(utf8: VaultTestSupport.passphrase)
 
     @Test(
-        "a verdict or a registration found through a lying index is not another app's: no password is released"
+        "a verdict, a registration or a token found through a lying index is not another app's: no password is released, no list shows the other app's"
     )
     func swappedApps() async throws {
         let setup = try Setup()
@@ -93,10 +96,23 @@ struct LyingIndexTests {
             [service, Self.listed.description, "shop.example"])
         #expect(await request(as: Self.unlisted) == .refused(.networkFailure))
         #expect(await request(as: Self.listed) == .refused(.networkFailure))
+        // Nor does the app's list of verdicts (the re-verifier's, `/v1/associations`) show the other's.
+        let listedVerdicts = try setup.open().associations.all(app: Self.unlisted).map(\.app)
+        #expect(listedVerdicts.allSatisfy { $0 == Self.unlisted }, "\(listedVerdicts)")
         try cluster.swapIndexEntries(
             in: database, index: verdicts, [service, Self.unlisted.description, "shop.example"],
             [service, Self.listed.description, "shop.example"])
         #expect(await request(as: Self.unlisted) == .refused(.notApproved))
+
+        // The tokens' index by app: the owner's list of one app's tokens shows none of the other's.
+        for app in [Self.listed, Self.unlisted] {
+            _ = try setup.vault.appTokens.create(
+                app: app, permissions: [.request], consent: .none, expiresAt: nil, now: Date())
+        }
+        try cluster.swapIndexEntries(
+            in: database, index: "app_tokens_app", [Self.unlisted.description], [Self.listed.description])
+        let listedTokens = try setup.open().appTokens.list(app: Self.unlisted).map(\.app)
+        #expect(listedTokens.allSatisfy { $0 == Self.unlisted }, "\(listedTokens)")
 
         // The registrations' index: the unlisted app's lookup finds the listed app's registration.
         try cluster.swapIndexEntries(
