@@ -156,13 +156,14 @@ public struct AppTokenStore: Sendable {
             let hash = keys.tokenHash(random)
             guard let joined = try db.row("\(Self.selectWithRegistration) WHERE t.token_hash = ?", [.blob(hash)])
             else { return (AppTokenRecord?.none, SharedWebCredentials.PrefetchedRequest?.none) }
-            let columns = Self.columns.count
+            let tokenColumns = Self.columns.count
             let record = try Self.record(
-                StoreRow(Array(joined.values.prefix(columns))), hash: hash, db: db, keys: keys, vault: vault)
+                StoreRow(Array(joined.values.prefix(tokenColumns))), hash: hash, db: db, keys: keys, vault: vault)
             guard let record, !record.isExpired(at: now), let facade = prefetch.facade(record) else {
                 return (record, nil)
             }
-            let registration = joined[columns] == .null ? nil : StoreRow(Array(joined.values.dropFirst(columns)))
+            let registration =
+                joined[tokenColumns] == .null ? nil : StoreRow(Array(joined.values.dropFirst(tokenColumns)))
             return (
                 record,
                 try facade.prefetchRequest(

@@ -64,11 +64,10 @@ public struct CredentialStore: Sendable {
         _ row: StoreRow, db: any StoreReader, keys: VaultKeys, vault: Vault, matching serverIndex: [UInt8],
         _ accountIndex: [UInt8]? = nil
     ) throws -> Credential {
-        let credential = try open(row, db: db, keys: keys, vault: vault)
         guard row.blob(1) == serverIndex, accountIndex.map({ row.blob(2) == $0 }) ?? true else {
             throw answeredWithAnother(vault)
         }
-        return credential
+        return try open(row, db: db, keys: keys, vault: vault)
     }
 
     /// The error for a row that is authentic but not the one a lookup asked for.

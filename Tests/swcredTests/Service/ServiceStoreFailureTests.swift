@@ -80,6 +80,12 @@ struct ServiceStoreFailureTests {
         }
     }
 
+    /// A new token of the fixture's app that may request and add.
+    private static func token(_ gated: GatedFixture) throws -> String {
+        try gated.expect(["app", "token", "create", GatedFixture.app, "--allow", "request,add"], status: 0)
+            .stdout.trimmingCharacters(in: .newlines)
+    }
+
     /// Every credential the vault holds, account to password, as the owner's CLI exports them.
     private static func saved(_ gated: GatedFixture) throws -> [String: String] {
         let exported = try gated.expect(["export", "--format", "apple-csv", "--output", "-", "--yes"], status: 0)
@@ -106,9 +112,7 @@ struct ServiceStoreFailureTests {
                 arguments: gated.networkArguments + ["--busy-timeout", "30"],
                 environment: gated.environment, logPath: gated.directory.path("service.log"))
             defer { _ = service.stop(signal: SIGKILL) }
-            let token = try gated.expect(
-                ["app", "token", "create", GatedFixture.app, "--allow", "request,add"], status: 0
-            ).stdout.trimmingCharacters(in: .newlines)
+            let token = try Self.token(gated)
             let first = try UnixHTTP.request(
                 service.socketPath, "PUT", "/v1/credentials", token: token,
                 json: ["domain": Self.domain, "account": "before", "password": "Pw-before"])
@@ -186,9 +190,7 @@ struct ServiceStoreFailureTests {
         let database = try TestPostgres.freshDatabase()
         try await GatedFixture.with(store: database) { gated in
             try await gated.withServices(["a", "b"]) { instances in
-                let token = try gated.expect(
-                    ["app", "token", "create", GatedFixture.app, "--allow", "request,add"], status: 0
-                ).stdout.trimmingCharacters(in: .newlines)
+                let token = try Self.token(gated)
                 let first = try UnixHTTP.request(
                     instances[1].socketPath, "PUT", "/v1/credentials", token: token,
                     json: ["domain": Self.domain, "account": "before", "password": "Pw-before"])
@@ -265,9 +267,7 @@ struct ServiceStoreFailureTests {
                 socketPath: gated.directory.path("run/swcred.sock"), arguments: gated.networkArguments,
                 environment: environment, logPath: gated.directory.path("service.log"))
             defer { _ = service.stop(signal: SIGKILL) }
-            let token = try gated.expect(
-                ["app", "token", "create", GatedFixture.app, "--allow", "request,add"], status: 0
-            ).stdout.trimmingCharacters(in: .newlines)
+            let token = try Self.token(gated)
             let saved = try UnixHTTP.request(
                 service.socketPath, "PUT", "/v1/credentials", token: token,
                 json: ["domain": Self.domain, "account": "ann", "password": "Pw-ann"])
