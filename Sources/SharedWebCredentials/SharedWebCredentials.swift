@@ -201,7 +201,8 @@ public struct SharedWebCredentials: Sendable {
 
     /// A request's first read, done ahead (``prefetchRequest(domain:account:db:keys:registration:)``).
     package struct PrefetchedRequest: Sendable {
-        fileprivate let domain: DomainTarget
+        /// The domain read for, as the request's text parsed.
+        package let domain: DomainTarget
         fileprivate let account: String?
         fileprivate let standing: Result<StandingRead, SharedWebCredentialsError>
     }

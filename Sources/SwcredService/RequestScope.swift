@@ -95,6 +95,7 @@ struct RequestBodyMiddleware: RouterMiddleware {
 
     private static func isJSON(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
+        if contentType == "application/json" { return true }  // the usual spelling, without Foundation's trimming
         return contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
             == "application/json"
     }

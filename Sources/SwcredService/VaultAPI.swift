@@ -82,7 +82,8 @@ struct VaultAPI: APIProtocol {
             permission: .request, claimedApp: body.app,
             prefetching: (domain: body.domain, account: body.account, includeShared: body.includeShared))
         try ServiceLimits.requireLength(body.account, of: "account")
-        let domain = try body.domain.map(parseDomain)
+        // Parsed once: the read done ahead parsed the same text.
+        let domain = try caller.prefetched?.domain ?? body.domain.map(parseDomain)
         if body.includeShared == true && domain == nil {
             throw APIError(
                 status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,

@@ -24,7 +24,8 @@ public enum AppPermission: String, Sendable, CaseIterable, Comparable {
     public static func parseList(_ text: String) throws -> Set<AppPermission> {
         var permissions: Set<AppPermission> = []
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let name = item.trimmingCharacters(in: .whitespaces)
+            // A stored list has no spaces: only a typed one needs Foundation's (slower) trimming.
+            let name = item.contains(where: \.isWhitespace) ? item.trimmingCharacters(in: .whitespaces) : String(item)
             guard let permission = AppPermission(rawValue: name) else {
                 throw SharedWebCredentialsError(
                     .invalidInput,

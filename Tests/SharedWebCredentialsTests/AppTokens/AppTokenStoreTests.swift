@@ -111,6 +111,8 @@ struct AppTokenStoreTests {
                 _ = try vault.appTokens.create(app: app, permissions: [.add], consent: .none, expiresAt: now, now: now)
             } == .invalidInput)
         #expect(try AppPermission.parseList("generate,request") == [.request, .generate])
+        #expect(try AppPermission.parseList(" request ,\tadd") == [.request, .add], "a typed list may have spaces")
+        #expect(message { _ = try AppPermission.parseList("request,\nadd") }.contains("unknown permission \"\nadd\""))
         #expect(message { _ = try AppPermission.parseList("request,admin") }.contains("unknown permission \"admin\""))
         #expect(message { _ = try AppPermission.parseList("add,add") }.contains("given twice"))
         #expect(message { _ = try AppPermission.parseList("") }.contains("unknown permission \"\""))

@@ -40,6 +40,14 @@ struct ServiceRobustnessTests {
                 contentType: "application/x-www-form-urlencoded")
             #expect(wrongType.status == 415)
             #expect(wrongType.errorCode == "unsupported-media-type")
+            let parameterised = try fixture.call(
+                "POST", path, token: token, body: Data("{\"domain\": \"shop.example\"}".utf8),
+                contentType: " Application/JSON ; charset=utf-8")
+            #expect(parameterised.status == 404, "JSON spelled otherwise, with a parameter, is still JSON")
+            let lookalike = try fixture.call(
+                "POST", path, token: token, body: Data("{\"domain\": \"shop.example\"}".utf8),
+                contentType: "application/jsonp")
+            #expect(lookalike.status == 415, "a type that only starts like JSON is not JSON")
             let missing = try fixture.call("PUT", "/v1/credentials", token: token, json: ["domain": "shop.example"])
             #expect(missing.status == 400)
             #expect(missing.text.contains("missing field \\\"account\\\""))
