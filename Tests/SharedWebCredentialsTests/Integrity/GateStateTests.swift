@@ -262,16 +262,18 @@ struct GateStateTests {
         let defensive: Bool
         let trustedSchema: Bool?
         let readonly: Bool
+        let mappedBytes: Int?
 
         init(_ db: Database) throws {
             name = db.description
             defensive = SQLiteStorage.isDefensive(db)
             trustedSchema = try Bool.fetchOne(db, sql: "PRAGMA trusted_schema")
             readonly = db.configuration.readonly
+            mappedBytes = try Int.fetchOne(db, sql: "PRAGMA mmap_size")
         }
     }
 
-    @Test("every reader connection is hardened as the writer is: defensive, trusted_schema off, read-only")
+    @Test("every reader is hardened as the writer is (defensive, trusted_schema off, read-only) and maps no file")
     func defensiveReaders() throws {
         #expect(try vault.database.inDatabase { db in SQLiteStorage.isDefensive(db) })
         // A read on another thread while a first read holds its reader: the pool opens a second
@@ -293,6 +295,7 @@ struct GateStateTests {
             #expect(state.defensive, "\(state)")
             #expect(state.trustedSchema == false, "\(state)")
             #expect(state.readonly, "\(state)")
+            #expect(state.mappedBytes == 0, "a reader reads pages, not a map redone after each commit: \(state)")
         }
         // And the reads of the vault go to them.
         #expect(try vault.read { db, _ in db.grdb.configuration.readonly })

@@ -189,6 +189,15 @@ package final class SQLiteStorage: VaultStorage {
     /// writer connection is read-only too, and hardened like the readers). GRDB gives read-only
     /// connections a busy timeout of its own (10 s): a WAL reader waits only in rare cases (a
     /// crashed process's WAL being recovered, the last connection of another process closing).
+    ///
+    /// Readers do not map the file into memory (`mmap_size=0`; the writer does). A WAL reader
+    /// whose snapshot another connection's commit made stale drops its whole mapping when its
+    /// next transaction begins, and maps and faults the pages in again. In the service, where
+    /// every request commits an audit entry, that was every read: an `munmap` of the whole file,
+    /// which interrupts the other cores to flush their TLBs, then page faults. Reading the few
+    /// pages a lookup needs with `pread` made a request through the service about 10% faster;
+    /// `status --verify` of 100,000 credentials, which reads them all, did not change
+    /// measurably (Benchmarks/README.md, "Requests side by side").
     private func openReaders() throws {
         guard readerPool.withLock({ $0 }) == nil else { return }
         let readers = try Self.openReaders(path: path, busyTimeout: busyTimeout)
@@ -207,6 +216,7 @@ package final class SQLiteStorage: VaultStorage {
         configuration.label = "swcred.vault.readers"
         configuration.prepareDatabase { db in
             try prepare(db, path: path)
+            try db.execute(sql: "PRAGMA mmap_size = 0")  // see "Readers do not map the file" above
             guard try SQLiteSchema.verify(db, path: path) == .current else {
                 throw SharedWebCredentialsError(
                     .internalError,
