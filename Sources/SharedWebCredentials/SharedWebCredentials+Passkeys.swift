@@ -77,11 +77,21 @@ extension SharedWebCredentials {
     public func getPasskey(
         optionsJSON: [UInt8], presence: () async throws -> AuthenticatorSignals.Presence
     ) async throws -> AuthenticationResponseJSON {
+        try await getPasskey(optionsJSON: optionsJSON, prefetched: nil, presence: presence)
+    }
+
+    /// ``getPasskey(optionsJSON:presence:)`` with its first read done ahead, when `prefetched` is
+    /// for the RP ID the options name (else it is read now).
+    package func getPasskey(
+        optionsJSON: [UInt8], prefetched: PrefetchedRelyingParty?,
+        presence: () async throws -> AuthenticatorSignals.Presence
+    ) async throws -> AuthenticationResponseJSON {
         var rpText: String?
         return try await passkeyAudited(.passkeyGet, rpID: { rpText }) {
             let options = try webAuthn { try PasskeyRequestOptions(json: optionsJSON) }
             rpText = options.rpID
-            let (rpID, client, read) = try await approvedRelyingParty(options.rpID, readingPasskeys: true)
+            let (rpID, client, read) = try await approvedRelyingParty(
+                options.rpID, readingPasskeys: true, prefetched: prefetched?.text == options.rpID ? prefetched : nil)
             var passkeys = read ?? []
             if read == nil {
                 passkeys = try await vault.read { [vault] db, keys in
@@ -114,22 +124,19 @@ extension SharedWebCredentials {
     /// site had to be asked first, so they were not read).
     ///
     /// The app, its stored verdict and the passkeys are read in one transaction, as a password
-    /// request reads its credentials (``SharedWebCredentials/request(domain:account:includeShared:)``).
+    /// request reads its credentials (``SharedWebCredentials/request(domain:account:includeShared:)``),
+    /// or were read ahead with the token (`prefetched`).
     private func approvedRelyingParty(
-        _ text: String, readingPasskeys: Bool
+        _ text: String, readingPasskeys: Bool, prefetched: PrefetchedRelyingParty? = nil
     ) async throws -> (RelyingPartyID, PasskeyClient, [Passkey]?) {
         let rpID = try webAuthn { try RelyingPartyID(text) }
-        let domain = DomainTarget(normalizedHost: rpID.value, port: nil)
-        let standing = try await vault.read { [self] db, keys in
-            guard let registered = try AppRegistry.find(app, db: db, keys: keys, path: vault.path) else {
-                throw AppRegistry.notRegistered(app)
+        let standing: StandingRelyingParty
+        if let prefetched {
+            standing = try prefetched.standing.get()
+        } else {
+            standing = try await vault.read { [self] db, keys in
+                try standingRelyingParty(rpID, readingPasskeys: readingPasskeys, db: db, keys: keys, registration: nil)
             }
-            let entry = try gate.entry(of: registered, covering: domain)
-            let stored = try vault.associations.record(app: registered.identifier, entry: entry, db: db, keys: keys)
-            let settled = try gate.decide(app: registered.identifier, entry: entry, stored: stored) != nil
-            let passkeys =
-                settled && readingPasskeys ? try PasskeyStore.find(rpID, db: db, keys: keys, vault: vault) : nil
-            return (registered: registered, entry: entry, stored: stored, settled: settled, passkeys: passkeys)
         }
         let registered = standing.registered
         if !standing.settled {
@@ -149,6 +156,63 @@ extension SharedWebCredentials {
             identifier, signingCertificate: identifier.platform == .android ? identifier.signingCertificates.first : nil
         )
         return (rpID, client, standing.passkeys)
+    }
+
+    /// What one read transaction tells about the RP `rpID`: the app's registration (its `apps`
+    /// row when the caller read it already), the entry covering the RP and its stored verdict,
+    /// whether that verdict settles the gate without asking the site, and then the RP's passkeys.
+    private func standingRelyingParty(
+        _ rpID: RelyingPartyID, readingPasskeys: Bool, db: any StoreReader, keys: VaultKeys,
+        registration: AppRegistry.ReadRegistration?
+    ) throws -> StandingRelyingParty {
+        let registered =
+            if let registration {
+                try AppRegistry.registration(of: app, in: registration.row, keys: keys, path: vault.path)
+            } else {
+                try AppRegistry.find(app, db: db, keys: keys, path: vault.path)
+            }
+        guard let registered else { throw AppRegistry.notRegistered(app) }
+        let entry = try gate.entry(of: registered, covering: DomainTarget(normalizedHost: rpID.value, port: nil))
+        let stored = try vault.associations.record(app: registered.identifier, entry: entry, db: db, keys: keys)
+        let settled = try gate.decide(app: registered.identifier, entry: entry, stored: stored) != nil
+        let passkeys = settled && readingPasskeys ? try PasskeyStore.find(rpID, db: db, keys: keys, vault: vault) : nil
+        return StandingRelyingParty(
+            registered: registered, entry: entry, stored: stored, settled: settled, passkeys: passkeys)
+    }
+
+    /// An assertion's first read, done ahead inside a read transaction of the caller's (the token
+    /// check's, ``AppTokenStore/authenticate(_:now:prefetching:)``), for the RP ID `text` of the
+    /// options. Pass it to ``getPasskey(optionsJSON:prefetched:presence:)``, which throws (and
+    /// audits) a refusal it met. As for a password request, only the library's own errors are
+    /// kept for later; an engine's error fails the caller's transaction, whose storage names it.
+    func prefetchRelyingParty(
+        _ text: String, db: any StoreReader, keys: VaultKeys, registration: AppRegistry.ReadRegistration?
+    ) throws -> PrefetchedRelyingParty {
+        let standing: Result<StandingRelyingParty, SharedWebCredentialsError>
+        do {
+            let rpID = try webAuthn { try RelyingPartyID(text) }
+            standing = .success(
+                try standingRelyingParty(rpID, readingPasskeys: true, db: db, keys: keys, registration: registration))
+        } catch let refusal as SharedWebCredentialsError {
+            standing = .failure(refusal)
+        }
+        return PrefetchedRelyingParty(text: text, standing: standing)
+    }
+
+    /// An assertion's first read, done ahead (``prefetchRelyingParty(_:db:keys:registration:)``).
+    package struct PrefetchedRelyingParty: Sendable {
+        fileprivate let text: String
+        fileprivate let standing: Result<StandingRelyingParty, SharedWebCredentialsError>
+    }
+
+    fileprivate struct StandingRelyingParty: Sendable {
+        let registered: RegisteredApp
+        let entry: AssociatedDomainEntry
+        let stored: AssociationRecord?
+        /// Whether the stored verdict settles the gate, so that the site need not be asked.
+        let settled: Bool
+        /// The RP's passkeys, when settled and they were to be read.
+        let passkeys: [Passkey]?
     }
 
     /// Runs `body`; a library error is recorded as a refusal of `operation` for the RP ID (when

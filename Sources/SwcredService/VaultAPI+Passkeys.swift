@@ -1,4 +1,5 @@
 import Foundation
+import OpenAPIRuntime
 import SharedWebCredentials
 import SwcredAPI
 
@@ -6,8 +7,9 @@ import SwcredAPI
 /// passkeys through ``SharedWebCredentials/createPasskey(optionsJSON:presence:)`` and
 /// ``SharedWebCredentials/getPasskey(optionsJSON:presence:)``, behind the same gate as its
 /// passwords. The options are handed to the library as the JSON the generated type re-encodes
-/// (the library reads them strictly); the answer is the library's JSON, decoded into the
-/// generated type.
+/// (the library reads them strictly). A registration's answer is the library's JSON, decoded
+/// into the generated type; an assertion's, which apps ask for far more often, is copied into it
+/// member by member (no JSON written and read again on the way).
 ///
 /// Presence (WebAuthn's UP flag): a `--consent ask` token's request waits for the owner's answer
 /// in `swcred consent` (declined: 403 declined, nothing made or signed); a `--consent none`
@@ -27,14 +29,30 @@ extension VaultAPI {
 
     func getPasskey(_ input: Operations.GetPasskey.Input) async throws -> Operations.GetPasskey.Output {
         guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
-        let caller = try await authenticate(permission: .passkeyGet, claimedApp: nil)
+        let caller = try await authenticate(
+            permission: .passkeyGet, claimedApp: nil, prefetchingRelyingParty: body.rpId)
         let options = try Self.json(body)
         let response = try await gated(.passkeyGet) {
-            try await caller.facade.getPasskey(optionsJSON: options) {
+            try await caller.facade.getPasskey(optionsJSON: options, prefetched: caller.prefetchedRelyingParty) {
                 try await presence(caller, operation: .passkeyGet, rpID: body.rpId, account: nil)
             }
         }
-        return .ok(.init(body: .json(try Self.decode(response.jsonBytes()))))
+        return .ok(.init(body: .json(try Self.apiResponse(response))))
+    }
+
+    /// The generated type's copy of an assertion.
+    private static func apiResponse(
+        _ response: AuthenticationResponseJSON
+    ) throws -> Components.Schemas.AuthenticationResponseJSON {
+        .init(
+            id: response.id, rawId: response.rawId,
+            response: .init(
+                clientDataJSON: response.response.clientDataJSON,
+                authenticatorData: response.response.authenticatorData,
+                signature: response.response.signature, userHandle: response.response.userHandle),
+            authenticatorAttachment: response.authenticatorAttachment,
+            clientExtensionResults: try OpenAPIObjectContainer(unvalidatedValue: response.clientExtensionResults),
+            _type: response.type)
     }
 
     /// The owner's answer for a `--consent ask` token, the standing consent of a `--consent none`

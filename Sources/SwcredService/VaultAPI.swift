@@ -385,6 +385,8 @@ struct VaultAPI: APIProtocol {
         let facade: SharedWebCredentials
         /// The request's first read, done in the token's transaction (credential requests only).
         var prefetched: SharedWebCredentials.PrefetchedRequest? = nil
+        /// A passkey assertion's first read, done in the token's transaction.
+        var prefetchedRelyingParty: SharedWebCredentials.PrefetchedRelyingParty? = nil
     }
 
     /// What a credential request reads ahead in its token's transaction: its domain's app,
@@ -405,13 +407,26 @@ struct VaultAPI: APIProtocol {
         }
     }
 
+    /// What a passkey assertion reads ahead in its token's transaction: the app, the RP's
+    /// verdict and passkeys, for a token with the passkey-get permission.
+    private func relyingPartyPlan(_ rpID: String, vault: Vault) -> AppTokenStore.RelyingPartyPrefetch {
+        let (verifier, policy) = (verifier, policy)
+        return AppTokenStore.RelyingPartyPrefetch(relyingParty: rpID) { record in
+            guard record.permissions.contains(.passkeyGet) else { return nil }
+            return SharedWebCredentials(app: record.app, vault: vault, verifier: verifier, policy: policy)
+        }
+    }
+
     /// A credential request's body fields that its first read needs.
     typealias CredentialRequest = (domain: String?, account: String?, includeShared: Bool?)
 
     /// Checks the bearer token (constant-time, keyed hash), the permission and, when the body
-    /// names an app, that it is the token's app. Failures are slowed down per connection.
+    /// names an app, that it is the token's app. Failures are slowed down per connection. A
+    /// credential request's (`request`) or a passkey assertion's (`relyingParty`, the RP ID its
+    /// options name) first read is done in the token's transaction.
     func authenticate(
-        permission: AppPermission?, claimedApp: String?, prefetching request: CredentialRequest? = nil
+        permission: AppPermission?, claimedApp: String?, prefetching request: CredentialRequest? = nil,
+        prefetchingRelyingParty relyingParty: String? = nil
     ) async throws -> Caller {
         let scope = try RequestScope.require()
         let vault = try holder.vault()
@@ -427,9 +442,13 @@ struct VaultAPI: APIProtocol {
             let token = SecureBytes(utf8: String(header.dropFirst(7)))
             let record: AppTokenRecord
             var prefetched: SharedWebCredentials.PrefetchedRequest?
+            var prefetchedRelyingParty: SharedWebCredentials.PrefetchedRelyingParty?
             do {
                 if let prefetch = prefetchPlan(request, claimedApp: claimedApp, vault: vault) {
                     (record, prefetched) = try await vault.appTokens.authenticate(token, prefetching: prefetch)
+                } else if let relyingParty {
+                    (record, prefetchedRelyingParty) = try await vault.appTokens.authenticate(
+                        token, prefetching: relyingPartyPlan(relyingParty, vault: vault))
                 } else {
                     record = try await vault.appTokens.authenticate(token)
                 }
@@ -456,7 +475,9 @@ struct VaultAPI: APIProtocol {
             }
             logger.debug("authenticated", metadata: ["app": "\(record.app)"])
             let facade = SharedWebCredentials(app: record.app, vault: vault, verifier: verifier, policy: policy)
-            return Caller(token: record, vault: vault, facade: facade, prefetched: prefetched)
+            return Caller(
+                token: record, vault: vault, facade: facade, prefetched: prefetched,
+                prefetchedRelyingParty: prefetchedRelyingParty)
         } catch let error as APIError where error.status == .unauthorized {
             let connection = scope.connection
             scope.channel.closeFuture.whenComplete { [throttle] _ in throttle.reset(connection) }

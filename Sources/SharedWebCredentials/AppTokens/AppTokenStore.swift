@@ -122,32 +122,32 @@ public struct AppTokenStore: Sendable {
         return try Self.usable(record, at: now)
     }
 
-    /// A request's first read, to do in the token's own read transaction once the token checks out.
-    package struct RequestPrefetch: Sendable {
+    /// A first read to do in the token's own read transaction once the token checks out: a
+    /// password request's (``RequestPrefetch``) or a passkey assertion's (``RelyingPartyPrefetch``).
+    package struct Prefetch<Read: Sendable>: Sendable {
         /// The facade for the token's app, or nil to read nothing ahead (a token of another app
         /// than the request names, or without the permission).
-        package let facade: @Sendable (AppTokenRecord) -> SharedWebCredentials?
-        package let domain: DomainTarget
-        package let account: String?
-
-        /// Reads ahead for `domain` and `account` with the facade `facade` makes for the token.
-        package init(
-            domain: DomainTarget, account: String?,
-            facade: @escaping @Sendable (AppTokenRecord) -> SharedWebCredentials?
-        ) {
-            self.domain = domain
-            self.account = account
-            self.facade = facade
-        }
+        let facade: @Sendable (AppTokenRecord) -> SharedWebCredentials?
+        /// The read, with the facade, inside the token's transaction; the token's app's `apps`
+        /// row when the token's statement read it.
+        let read:
+            @Sendable (SharedWebCredentials, any StoreReader, VaultKeys, AppRegistry.ReadRegistration?) throws -> Read
     }
 
-    /// ``authenticate(_:now:)`` that also reads a request's app, stored verdict and credentials
-    /// (`prefetch`) in the same read transaction, when the token is valid; the result goes to
-    /// ``SharedWebCredentials/request(domain:account:includeShared:prefetched:confirmRelease:)``.
-    package func authenticate(
-        _ token: SecureBytes, now: Date = Date(), prefetching prefetch: RequestPrefetch
+    /// What a password request reads ahead: its app, stored verdict and credentials.
+    package typealias RequestPrefetch = Prefetch<SharedWebCredentials.PrefetchedRequest>
+
+    /// What a passkey assertion reads ahead: its app, the RP's stored verdict and passkeys.
+    package typealias RelyingPartyPrefetch = Prefetch<SharedWebCredentials.PrefetchedRelyingParty>
+
+    /// ``authenticate(_:now:)`` that also does `prefetch`'s read in the same read transaction,
+    /// when the token is valid; the result goes to
+    /// ``SharedWebCredentials/request(domain:account:includeShared:prefetched:confirmRelease:)`` or
+    /// ``SharedWebCredentials/getPasskey(optionsJSON:prefetched:presence:)``.
+    package func authenticate<Read>(
+        _ token: SecureBytes, now: Date = Date(), prefetching prefetch: Prefetch<Read>
     )
-        async throws -> (record: AppTokenRecord, prefetched: SharedWebCredentials.PrefetchedRequest?)
+        async throws -> (record: AppTokenRecord, prefetched: Read?)
     {
         let random = try Self.randomPart(of: token)
         let (record, prefetched) = try await vault.readWithHeldKeys { [vault] db, keys in
@@ -155,7 +155,7 @@ public struct AppTokenStore: Sendable {
             // to a database server.
             let hash = keys.tokenHash(random)
             guard let joined = try db.row("\(Self.selectWithRegistration) WHERE t.token_hash = ?", [.blob(hash)])
-            else { return (AppTokenRecord?.none, SharedWebCredentials.PrefetchedRequest?.none) }
+            else { return (AppTokenRecord?.none, Read?.none) }
             let tokenColumns = Self.columns.count
             let record = try Self.record(
                 StoreRow(Array(joined.values.prefix(tokenColumns))), hash: hash, db: db, keys: keys, vault: vault)
@@ -166,9 +166,9 @@ public struct AppTokenStore: Sendable {
                 joined[tokenColumns] == .null ? nil : StoreRow(Array(joined.values.dropFirst(tokenColumns)))
             return (
                 record,
-                try facade.prefetchRequest(
-                    domain: prefetch.domain, account: prefetch.account, db: db, keys: keys,
-                    registration: facade.app.description == record.app.description
+                try prefetch.read(
+                    facade, db, keys,
+                    facade.app.description == record.app.description
                         ? AppRegistry.ReadRegistration(row: registration) : nil)
             )
         }
@@ -291,4 +291,26 @@ public struct AppTokenStore: Sendable {
 extension Vault {
     /// The service's app tokens in this vault.
     public var appTokens: AppTokenStore { AppTokenStore(vault: self) }
+}
+
+extension AppTokenStore.Prefetch where Read == SharedWebCredentials.PrefetchedRequest {
+    /// Reads ahead for a password request for `domain` and `account`, with the facade `facade`
+    /// makes for the token.
+    package init(
+        domain: DomainTarget, account: String?, facade: @escaping @Sendable (AppTokenRecord) -> SharedWebCredentials?
+    ) {
+        self.init(facade: facade) { facade, db, keys, registration in
+            try facade.prefetchRequest(domain: domain, account: account, db: db, keys: keys, registration: registration)
+        }
+    }
+}
+
+extension AppTokenStore.Prefetch where Read == SharedWebCredentials.PrefetchedRelyingParty {
+    /// Reads ahead for a passkey assertion whose options name the RP ID `rpID`, with the facade
+    /// `facade` makes for the token.
+    package init(relyingParty rpID: String, facade: @escaping @Sendable (AppTokenRecord) -> SharedWebCredentials?) {
+        self.init(facade: facade) { facade, db, keys, registration in
+            try facade.prefetchRelyingParty(rpID, db: db, keys: keys, registration: registration)
+        }
+    }
 }

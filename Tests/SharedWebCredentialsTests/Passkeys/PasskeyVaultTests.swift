@@ -84,6 +84,38 @@ struct PasskeyVaultTests {
         #expect(try vault.integrityReport().damagedPasskeys == 1)
     }
 
+    @Test("read ahead with the token: the same assertion; a refusal met is thrown and audited; another RP's is unused")
+    func readAheadWithToken() async throws {
+        let created = try await create()
+        let issued = try vault.appTokens.create(
+            app: Self.app, permissions: [.passkeyGet], consent: .none, expiresAt: nil)
+        func readAhead(_ rpID: String) async throws -> SharedWebCredentials.PrefetchedRelyingParty? {
+            let prefetch = AppTokenStore.RelyingPartyPrefetch(relyingParty: rpID) { [vault] record in
+                SharedWebCredentials(app: record.app, vault: vault, verifier: nil)
+            }
+            return try await vault.appTokens.authenticate(issued.token, prefetching: prefetch).prefetched
+        }
+        func get(_ rpID: String, readAheadFor other: String) async throws -> AuthenticationResponseJSON {
+            try await facade.getPasskey(
+                optionsJSON: Support.requestJSON(rpID: rpID), prefetched: try await readAhead(other)
+            ) { .standingConsent }
+        }
+
+        #expect(try await get(Support.rpID, readAheadFor: Support.rpID).id == created.id)
+        await #expect(throws: SharedWebCredentialsError.self) {
+            do {
+                _ = try await get("denied.example", readAheadFor: "denied.example")
+            } catch let error as SharedWebCredentialsError {
+                #expect(error.code == .notApproved, "\(error)")
+                throw error
+            }
+        }
+        // Options for another RP than the one read ahead: that read is not used.
+        #expect(try await get(Support.rpID, readAheadFor: "denied.example").id == created.id)
+        let outcomes = try vault.audit.entries().filter { $0.event.operation == .passkeyGet }.map(\.event.outcome)
+        #expect(outcomes == [.done, .refused(.notApproved), .done])
+    }
+
     @Test("a passkey deleted or brought back behind swcred's back breaks the record commitment")
     func commitment() async throws {
         _ = try await create()

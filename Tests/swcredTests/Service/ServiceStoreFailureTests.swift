@@ -243,7 +243,7 @@ struct ServiceStoreFailureTests {
         }
     }
     @Test(
-        "a server error met while a request's first read is done ahead with its token (no SELECT on credentials) is 503 storage-failure naming the cause, not 500"
+        "a server error met while a first read is done ahead with the token (no SELECT on credentials, then on passkeys) is 503 storage-failure naming the cause, not 500"
     )
     func serverErrorInPrefetchedRead() async throws {
         let database = try TestPostgres.freshDatabase()
@@ -288,6 +288,30 @@ struct ServiceStoreFailureTests {
             let served = try UnixHTTP.request(
                 service.socketPath, "POST", "/v1/credentials/request", token: token, json: ["domain": Self.domain])
             #expect(served.status == 200, "\(served.text)")
+
+            // The same for a passkey assertion, whose token's transaction reads the passkeys.
+            let passkeyToken = try gated.expect(
+                ["app", "token", "create", GatedFixture.app, "--allow", "passkey-create,passkey-get"], status: 0
+            ).stdout.trimmingCharacters(in: .newlines)
+            let created = try UnixHTTP.request(
+                service.socketPath, "POST", "/v1/passkeys/create", token: passkeyToken,
+                json: WebAuthnRelyingParty.creationOptions(
+                    rpID: Self.domain, challenge: WebAuthnRelyingParty.challenge()))
+            #expect(created.status == 200, "\(created.text)")
+            func assertion() throws -> UnixHTTP.Response {
+                try UnixHTTP.request(
+                    service.socketPath, "POST", "/v1/passkeys/get", token: passkeyToken,
+                    json: WebAuthnRelyingParty.requestOptions(
+                        rpID: Self.domain, challenge: WebAuthnRelyingParty.challenge()))
+            }
+            try TestPostgres.psql(database, "REVOKE SELECT ON passkeys FROM \(role)")
+            let unsigned = try assertion()
+            #expect(unsigned.status == 503, "\(unsigned.text)")
+            #expect(unsigned.errorCode == "storage-failure", "\(unsigned.text)")
+            #expect(!service.log.contains("internal error"), "\(service.log)")
+            try TestPostgres.psql(database, "GRANT SELECT ON passkeys TO \(role)")
+            let signed = try assertion()
+            #expect(signed.status == 200, "\(signed.text)")
             _ = service.stop(signal: SIGTERM)
             try TestPostgres.psql(database, "DROP OWNED BY \(role); DROP ROLE \(role)")
         }
