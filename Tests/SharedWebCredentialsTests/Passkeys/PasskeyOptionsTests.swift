@@ -134,7 +134,22 @@ struct PasskeyOptionsTests {
             #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes)
         }
         #expect(Base64URL.decode("-_8") == [0xFB, 0xFF])
-        for bad in ["A", "AB=", "AB==", "A+B/", "AB C", "AC", "AAB", "\u{00E9}AAA"] {
+        // RFC 4648's test vectors, and Foundation's base64 with RFC 4648 §5's alphabet and no padding.
+        for (text, encoded) in [
+            ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            #expect(Base64URL.encode(Array(text.utf8)) == encoded)
+            #expect(Base64URL.decode(encoded) == Array(text.utf8))
+        }
+        for length in 0..<70 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255) }
+            let foundation = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == foundation, "\(bytes)")
+            #expect(Base64URL.decode(foundation) == bytes, "\(foundation)")
+        }
+        for bad in ["A", "AB=", "AB==", "A+B/", "AB C", "AC", "AAB", "\u{00E9}AAA", "AAAAA", "AA\nA", "AA\u{0}A"] {
             #expect(Base64URL.decode(bad) == nil, "\(bad)")
         }
     }
