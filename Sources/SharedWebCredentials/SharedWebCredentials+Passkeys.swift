@@ -165,13 +165,7 @@ extension SharedWebCredentials {
         _ rpID: RelyingPartyID, readingPasskeys: Bool, db: any StoreReader, keys: VaultKeys,
         registration: AppRegistry.ReadRegistration?
     ) throws -> StandingRelyingParty {
-        let registered =
-            if let registration {
-                try AppRegistry.registration(of: app, in: registration.row, keys: keys, path: vault.path)
-            } else {
-                try AppRegistry.find(app, db: db, keys: keys, path: vault.path)
-            }
-        guard let registered else { throw AppRegistry.notRegistered(app) }
+        let registered = try registeredApp(db: db, keys: keys, registration: registration)
         let entry = try gate.entry(of: registered, covering: DomainTarget(normalizedHost: rpID.value, port: nil))
         let stored = try vault.associations.record(app: registered.identifier, entry: entry, db: db, keys: keys)
         let settled = try gate.decide(app: registered.identifier, entry: entry, stored: stored) != nil

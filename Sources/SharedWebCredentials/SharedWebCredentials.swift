@@ -152,13 +152,7 @@ public struct SharedWebCredentials: Sendable {
         -> StandingRead
     {
         let key = try CredentialKey(server: domain.host, port: domain.port)
-        let registered =
-            if let registration {
-                try AppRegistry.registration(of: app, in: registration.row, keys: keys, path: vault.path)
-            } else {
-                try AppRegistry.find(app, db: db, keys: keys, path: vault.path)
-            }
-        guard let registered else { throw AppRegistry.notRegistered(app) }
+        let registered = try registeredApp(db: db, keys: keys, registration: registration)
         let entry = try gate.entry(of: registered, covering: domain)
         let identifier = registered.identifier
         let stored = try vault.associations.record(app: identifier, entry: entry, db: db, keys: keys)
@@ -219,12 +213,22 @@ public struct SharedWebCredentials: Sendable {
 
     /// The app's registration, read on the storage engine's threads.
     func registeredApp() async throws -> RegisteredApp {
-        try await vault.read { [app, vault] db, keys in
-            guard let registered = try AppRegistry.find(app, db: db, keys: keys, path: vault.path) else {
-                throw AppRegistry.notRegistered(app)
+        try await vault.read { [self] db, keys in try registeredApp(db: db, keys: keys, registration: nil) }
+    }
+
+    /// The app's registration inside the caller's read transaction: from its `apps` row when the
+    /// caller read it already (`registration`), else read now; throws when the app has none.
+    func registeredApp(
+        db: any StoreReader, keys: VaultKeys, registration: AppRegistry.ReadRegistration?
+    ) throws -> RegisteredApp {
+        let registered =
+            if let registration {
+                try AppRegistry.registration(of: app, in: registration.row, keys: keys, path: vault.path)
+            } else {
+                try AppRegistry.find(app, db: db, keys: keys, path: vault.path)
             }
-            return registered
-        }
+        guard let registered else { throw AppRegistry.notRegistered(app) }
+        return registered
     }
 
     /// Every credential on a server that an entry of the app covers and whose site approves it,
