@@ -71,6 +71,7 @@ let package = Package(
                 "CZxcvbn",
                 "CSQLiteHardening",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -192,6 +193,7 @@ let package = Package(
             dependencies: [
                 "SharedWebCredentials", "SharedWebCredentialsData", "SharedWebCredentialsTransfer", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

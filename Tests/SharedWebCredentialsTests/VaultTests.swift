@@ -174,6 +174,16 @@ struct VaultTests {
             )
         }
         #expect(pragmas.0 == "wal" && pragmas.1 == 2 && pragmas.2 == 1)
+        // An ordered commit (an audit entry's) runs at NORMAL, the next ones too, and a synced
+        // commit after them at FULL again, each time.
+        for _ in 0..<3 {
+            let ordered = try (0..<2).map { _ in
+                try vault.storage.write(durability: .ordered) { db in try db.integer("PRAGMA synchronous") }
+            }
+            let synced = try vault.storage.write(durability: .synced) { db in try db.integer("PRAGMA synchronous") }
+            let after = try vault.database.read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+            #expect(ordered == [1, 1] && synced == 2 && after == 2, "\(String(describing: (ordered, synced, after)))")
+        }
         try vault.credentials.upsert(server: "a.example", account: "a", password: SecureBytes(utf8: "p"))
         let walMode = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.posixPermissions] as? Int
         #expect(walMode == 0o600)

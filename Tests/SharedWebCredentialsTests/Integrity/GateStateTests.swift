@@ -280,10 +280,10 @@ struct GateStateTests {
         // reader connection for it (deterministic, unlike reads merely started together).
         let readers = try #require(vault.sqliteStorage.readers)
         let second = Mutex<Result<ReaderState, any Error>?>(nil)
-        let first = try readers.unsafeRead { db in
+        let first = try readers.read { db in
             let done = DispatchSemaphore(value: 0)
             Thread {
-                second.withLock { $0 = Result { try readers.unsafeRead { db in try ReaderState(db) } } }
+                second.withLock { $0 = Result { try readers.read { db in try ReaderState(db) } } }
                 done.signal()
             }.start()
             done.wait()

@@ -21,7 +21,10 @@ package final class SQLiteStorage: VaultStorage {
     /// The connection that writes (and reads, until the readers are opened).
     package let writer: DatabaseQueue
     private let busyTimeout: TimeInterval
-    private let readerPool = Mutex<DatabasePool?>(nil)
+    /// The durability the writer's `synchronous` level gives now (FULL when it opens); changed
+    /// only inside the writer's serialised access (``inWriteTransaction(_:durability:_:)``).
+    private let writerDurability = Mutex<CommitDurability>(.synced)
+    private let readerPool = Mutex<SQLiteReaders?>(nil)
 
     package var location: String { path }
 
@@ -80,7 +83,7 @@ package final class SQLiteStorage: VaultStorage {
     package func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
         try Self.mappingErrors(path: path) {
             if let readers = readerPool.withLock({ $0 }) {
-                return try readers.unsafeRead { db in try Self.inReadTransaction(db, body) }
+                return try readers.read { db in try Self.inReadTransaction(db, body) }
             }
             return try writer.unsafeRead { db in try Self.inReadTransaction(db, body) }
         }
@@ -92,7 +95,7 @@ package final class SQLiteStorage: VaultStorage {
 
     package func write<T>(durability: CommitDurability, _ body: (any StoreWriter) throws -> T) throws -> T {
         try Self.mappingErrors(path: path) {
-            try writer.writeWithoutTransaction { db in try Self.inWriteTransaction(db, durability: durability, body) }
+            try writer.writeWithoutTransaction { db in try inWriteTransaction(db, durability: durability, body) }
         }
     }
 
@@ -116,32 +119,45 @@ package final class SQLiteStorage: VaultStorage {
     /// `PRAGMA query_only` on and off, and SQLite expires every prepared statement of the
     /// connection when a flag pragma changes (the readers are read-only connections anyway).
     private static func inReadTransaction<T>(_ db: Database, _ body: (any StoreReader) throws -> T) throws -> T {
-        var result: T?
-        try db.inTransaction(.deferred) {
-            result = try body(SQLiteStoreConnection(db: db))
-            return .commit
-        }
-        return result!
+        try inTransaction(db, begin: "BEGIN DEFERRED TRANSACTION") { try body(SQLiteStoreConnection(db: db)) }
     }
 
     /// An immediate transaction (the write lock is taken at BEGIN, so two processes never
-    /// deadlock upgrading a read). An `.ordered` commit runs with `synchronous=NORMAL`, and the
-    /// connection is back to FULL before this returns, or it throws.
-    private static func inWriteTransaction<T>(
+    /// deadlock upgrading a read), committed with the `synchronous` level `durability` asks for:
+    /// FULL when `.synced`, NORMAL when `.ordered`.
+    ///
+    /// The level is switched only when it differs from the last transaction's: in the service
+    /// nearly every commit is an audit entry's (`.ordered`), and switching to NORMAL and back
+    /// around each was a tenth of a request's instructions (SQLite prepares a `synchronous`
+    /// pragma again every time it runs).
+    private func inWriteTransaction<T>(
         _ db: Database, durability: CommitDurability, _ body: (any StoreWriter) throws -> T
     ) throws -> T {
-        if durability == .ordered { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-        var result: Result<T, any Error> = .failure(CancellationError())
-        do {
-            try db.inTransaction(.immediate) {
-                result = .success(try body(SQLiteStoreConnection(db: db)))
-                return .commit
-            }
-        } catch {
-            result = .failure(error)
+        if writerDurability.withLock({ $0 }) != durability {
+            try db.execute(sql: durability == .ordered ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = FULL")
+            writerDurability.withLock { $0 = durability }
         }
-        if durability == .ordered { try db.execute(sql: "PRAGMA synchronous = FULL") }
-        return try result.get()
+        return try Self.inTransaction(db, begin: "BEGIN IMMEDIATE TRANSACTION") {
+            try body(SQLiteStoreConnection(db: db))
+        }
+    }
+
+    /// Runs `body` between `begin` and `COMMIT`, or rolls back when it or the commit throws.
+    ///
+    /// GRDB's `inTransaction` without its cost: it compiles `BEGIN` and `COMMIT` anew every time
+    /// (a tenth of a request's instructions); here they are the connection's cached statements,
+    /// still executed through GRDB, which follows the transaction's state.
+    private static func inTransaction<T>(_ db: Database, begin: String, _ body: () throws -> T) throws -> T {
+        try db.cachedStatement(sql: begin).execute()
+        do {
+            let result = try body()
+            try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+            return result
+        } catch {
+            // SQLite may have rolled back already (a full disk, an I/O error); else it is done here.
+            if db.isInsideTransaction { try? db.cachedStatement(sql: "ROLLBACK TRANSACTION").execute() }
+            throw error
+        }
     }
 
     // MARK: Schema
@@ -156,7 +172,7 @@ package final class SQLiteStorage: VaultStorage {
             try migrator.migrate(writer)
             try writer.writeWithoutTransaction { db in try Self.distrustSchema(db, path: path) }
         }
-        try openReaders()
+        openReaders()
     }
 
     package func verifySchema() throws -> SchemaState {
@@ -182,13 +198,12 @@ package final class SQLiteStorage: VaultStorage {
     /// itself, and only a fully migrated schema can be parsed with `trusted_schema=OFF`. As for
     /// the writer, the check is made when the connection opens, not before every read.
     ///
-    /// A pool with `readonly` set, next to the writer's queue, rather than one read-write
-    /// `DatabasePool`: GRDB's read-write pool sets `synchronous=NORMAL` on its writer and writes a
-    /// table into the file whenever the WAL file is empty, on every open, before the schema is
-    /// checked and even if the unlock then fails. A read-only pool does neither (its own unused
-    /// writer connection is read-only too, and hardened like the readers). GRDB gives read-only
-    /// connections a busy timeout of its own (10 s): a WAL reader waits only in rare cases (a
-    /// crashed process's WAL being recovered, the last connection of another process closing).
+    /// Read-only connections of their own (``SQLiteReaders``), next to the writer's queue, rather
+    /// than GRDB's read-write `DatabasePool`, which sets `synchronous=NORMAL` on its writer and
+    /// writes a table into the file whenever the WAL file is empty, on every open, before the
+    /// schema is checked and even if the unlock then fails. Readers have the writer's busy
+    /// timeout: a WAL reader waits only in rare cases (a crashed process's WAL being recovered,
+    /// the last connection of another process closing).
     ///
     /// Readers do not map the file into memory (`mmap_size=0`; the writer does). A WAL reader
     /// whose snapshot another connection's commit made stale drops its whole mapping when its
@@ -198,22 +213,28 @@ package final class SQLiteStorage: VaultStorage {
     /// pages a lookup needs with `pread` made a request through the service about 10% faster;
     /// `status --verify` of 100,000 credentials, which reads them all, did not change
     /// measurably (Benchmarks/README.md, "Requests side by side").
-    private func openReaders() throws {
-        guard readerPool.withLock({ $0 }) == nil else { return }
-        let readers = try Self.openReaders(path: path, busyTimeout: busyTimeout)
-        readerPool.withLock { $0 = readers }
+    private func openReaders() {
+        readerPool.withLock { readers in
+            if readers == nil { readers = Self.openReaders(path: path, busyTimeout: busyTimeout) }
+        }
     }
 
     /// The read-only connections, once the schema is checked and migrated (for the tests).
-    package var readers: DatabasePool? { readerPool.withLock { $0 } }
+    var readers: SQLiteReaders? { readerPool.withLock { $0 } }
 
-    /// The reader pool (see ``openReaders()``), for the tests.
-    package static func openReaders(path: String, busyTimeout: TimeInterval) throws -> DatabasePool {
+    /// The reader pool (see ``openReaders()``): connections opened by ``openReader(path:busyTimeout:number:)``.
+    static func openReaders(path: String, busyTimeout: TimeInterval) -> SQLiteReaders {
+        SQLiteReaders { number in try openReader(path: path, busyTimeout: busyTimeout, number: number) }
+    }
+
+    /// One read-only connection, hardened as the writer is before it serves any read; `number`
+    /// tells it from the others in its label.
+    static func openReader(path: String, busyTimeout: TimeInterval, number: Int) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
-        configuration.label = "swcred.vault.readers"
+        configuration.label = "swcred.vault.reader.\(number)"
         configuration.prepareDatabase { db in
             try prepare(db, path: path)
             try db.execute(sql: "PRAGMA mmap_size = 0")  // see "Readers do not map the file" above
@@ -226,7 +247,7 @@ package final class SQLiteStorage: VaultStorage {
             try distrustSchema(db, path: path)
         }
         return try mappingErrors(path: path) {
-            try DatabasePool(path: path, configuration: configuration)
+            try DatabaseQueue(path: path, configuration: configuration)
         }
     }
 

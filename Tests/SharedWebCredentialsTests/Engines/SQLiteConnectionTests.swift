@@ -1,0 +1,87 @@
+import Foundation
+import GRDB
+import TestSupport
+import Testing
+
+@testable import SharedWebCredentials
+
+/// The SQLite engine's own statement and transaction handling (`SQLiteStoreConnection`,
+/// `SQLiteStorage`), on a real vault file: values go in and come back exactly, a statement with
+/// the wrong number of arguments is refused, and a transaction that fails leaves nothing behind
+/// and the connection ready for the next.
+@Suite("SQLite engine: binding, reading and transactions")
+struct SQLiteConnectionTests {
+    let directory: TemporaryDirectory
+    let vault: Vault
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        vault = try VaultTestSupport.makeVault(in: directory)
+    }
+
+    @Test("every kind of value comes back as it was bound: empty text and blob are not NULL")
+    func valuesRoundTrip() throws {
+        let large = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let values: [StoreValue] = [
+            .text(""), .blob([]), .null, .integer(.min), .integer(.max), .real(-0.5), .text("a\u{0}b é 🔑"),
+            .blob([0, 255, 0]), .blob(large),
+        ]
+        let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
+        let types = Array(repeating: "typeof(?)", count: values.count).joined(separator: ", ")
+        let query = "SELECT \(placeholders), \(types)"
+        let read = try vault.storage.read { db in try db.row(query, values + values) }
+        let written = try vault.storage.write(durability: .synced) { db in try db.returningRow(query, values + values) }
+        let kinds: [StoreValue] = ["text", "blob", "null", "integer", "integer", "real", "text", "blob", "blob"].map {
+            .text($0)
+        }
+        for row in [read, written] {
+            #expect(row?.values.prefix(values.count).elementsEqual(values) == true)
+            #expect(row?.values.suffix(values.count).elementsEqual(kinds) == true, "\(String(describing: row))")
+        }
+    }
+
+    @Test("a statement given more or fewer arguments than it has placeholders is refused, not run")
+    func wrongArgumentCount() throws {
+        for arguments: [StoreValue] in [[], [.integer(1), .integer(2)]] {
+            let error = failure { _ = try vault.storage.read { db in try db.row("SELECT ?", arguments) } }
+            #expect(error?.code == .internalError, "\(String(describing: error))")
+        }
+        let head = try vault.storage.read { db in try db.value("SELECT audit_head FROM vault_meta WHERE id = 1") }
+        let error = failure {
+            _ = try vault.storage.write(durability: .synced) { db in
+                try db.execute("UPDATE vault_meta SET audit_head = ? WHERE id = ?", [.blob([1])])
+            }
+        }
+        #expect(error?.code == .internalError)
+        #expect(try vault.storage.read { db in try db.value("SELECT audit_head FROM vault_meta WHERE id = 1") } == head)
+    }
+
+    @Test("a write transaction that throws, or whose statement fails, is rolled back; the next one commits")
+    func failedTransactionsRollBack() throws {
+        let read = { try vault.storage.read { db in try db.value("SELECT audit_head FROM vault_meta WHERE id = 1") } }
+        let head = try read()
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try vault.storage.write(durability: .ordered) { db -> Void in
+                try db.execute(
+                    "UPDATE vault_meta SET audit_head = ? WHERE id = 1", [.blob(Array(repeating: 1, count: 72))])
+                throw Stop()
+            }
+        }
+        #expect(try read() == head)
+        // A constraint fails the second statement: the first one's change goes too.
+        let error = failure {
+            try vault.storage.write(durability: .synced) { db -> Void in
+                try db.execute(
+                    "UPDATE vault_meta SET audit_head = ? WHERE id = 1", [.blob(Array(repeating: 2, count: 72))])
+                try db.execute("INSERT INTO vault_meta (id) VALUES (1)", [])
+            }
+        }
+        #expect(error?.code == .internalError, "\(String(describing: error))")
+        #expect(try read() == head)
+        // The connection is out of the failed transactions: the vault still works and verifies.
+        try vault.credentials.upsert(server: "a.example", account: "a", password: SecureBytes(utf8: "p"))
+        #expect(try vault.credentials.find(server: "a.example").map(\.account) == ["a"])
+        #expect(try vault.audit.verify().isIntact)
+    }
+}
