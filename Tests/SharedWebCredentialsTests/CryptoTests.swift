@@ -79,6 +79,38 @@ struct CryptoTests {
         #expect(digest != KeyedHash.digest(key: records, fields: [Array("ab".utf8), Array("c".utf8)]))
     }
 
+    @Test("keyed hash: BLAKE2b-256 keyed as Python's hashlib computes it, over length-prefixed fields")
+    func keyedHashKnownAnswer() {
+        // hashlib.blake2b(b"\x02\0\0\0ab\x01\0\0\0c", key=bytes(range(32)), digest_size=32)
+        let key = SecureBytes(copying: Array(0..<32))
+        let digest = KeyedHash.digest(key: key, fields: [Array("ab".utf8), Array("c".utf8)])
+        let hex = digest.map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+        #expect(hex == "a7fb44ab4efc5847febbc7d17cb87d8721c9f5b553c1cf69d35a4cadcfef3544")
+    }
+
+    @Test("a row's MAC: one field per value, its storage class first, as stored MACs were made")
+    func stateMACEncoding() {
+        let keys = VaultKeys.generate(wrappingKey: SecureBytes.random(count: KeyDerivation.keyLength))
+        let text = "naïve.example"
+        let values: [StoreValue] = [.text(text), .integer(-2), .real(1.5), .null, .blob([9, 8]), .text(""), .blob([])]
+        let fields: [[UInt8]] = [
+            [3] + Array(text.utf8),
+            [1, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+            [2] + withUnsafeBytes(of: (1.5).bitPattern.littleEndian) { Array($0) },
+            [0],
+            [4, 9, 8],
+            [3],
+            [4],
+        ]
+        let mac = keys.stateMAC(table: "associations", values: values)
+        #expect(mac == keys.stateMAC(table: "associations", fields: fields))
+        #expect(mac == KeyedHash.digest(key: keys.stateKey, fields: [Array("associations".utf8)] + fields))
+        #expect(mac != keys.stateMAC(table: "apps", values: values))
+        #expect(mac != keys.stateMAC(table: "associations", values: values.dropLast() + [.null]))
+        #expect(keys.isAuthentic(table: "associations", values: values, mac: mac))
+        #expect(!keys.isAuthentic(table: "associations", values: values, mac: nil))
+    }
+
     @Test("secure bytes: constant-time equality, random fill, large buffers")
     func secureBytes() {
         #expect(SecureBytes(utf8: "abc").isEqual(to: SecureBytes(utf8: "abc")))

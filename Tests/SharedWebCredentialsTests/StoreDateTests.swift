@@ -29,8 +29,22 @@ struct StoreDateTests {
 
     @Test("anything but a date's text reads as no date")
     func malformed() {
-        for text in ["", "2026-11-25", "2026-13-01 00:00:00", "2026-11-25 24:00:00", "2026-11-25T10:00:00", "x"] {
+        for text in [
+            "", "2026-11-25", "2026-13-01 00:00:00", "2026-11-25 24:00:00", "2026-11-25T10:00:00", "x",
+            "2026-11-25 10:00:00.", "2026-11-25 10:00:00.1234567890", "2026-11-25 10:00:00,5", "2026-11-25 10:00:0a",
+            "2026-11-25 10:00:00.5x", "2026-00-25 10:00:00", "2026-11-32 10:00:00", "2026-11-25 10:60:00",
+            "+026-11-25 10:00:00", "2026-11-25 10:00:00 ",
+        ] {
             #expect(StoreDate.date(text) == nil, "\(text)")
+        }
+    }
+
+    @Test("a fraction of one to nine digits, and dates before 1970, read as GRDB reads them")
+    func fractionsAndEarlyDates() throws {
+        for text in ["2026-11-25 10:00:00.5", "2026-11-25 10:00:00.123456789", "1969-12-31 23:59:59.250"] {
+            let ours = try #require(StoreDate.date(text), "\(text)")
+            let grdbs = try #require(Date.fromDatabaseValue(text.databaseValue), "\(text)")
+            #expect(abs(ours.timeIntervalSince1970 - grdbs.timeIntervalSince1970) < 0.000_5, "\(text)")
         }
     }
 }

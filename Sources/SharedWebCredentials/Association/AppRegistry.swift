@@ -63,9 +63,12 @@ public struct AppRegistry: Sendable {
         -> RegisteredApp?
     {
         try registration(
-            of: app, in: db.row("\(table.select) WHERE application_identifier = ?", [.text(app.description)]),
+            of: app, in: db.row(selectOne, [.text(app.description)]),
             keys: keys, path: path)
     }
+
+    /// The query of one app's row.
+    private static let selectOne = "\(table.select) WHERE application_identifier = ?"
 
     /// An `apps` row read in the same statement as something else (``AuthenticatedTable/selectedColumns``,
     /// all NULL when there was none), for ``registration(of:in:keys:path:)``.

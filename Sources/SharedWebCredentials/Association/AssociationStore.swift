@@ -16,7 +16,7 @@ public struct AssociationStore: Sendable {
 
     /// The `domain` column value for an entry: host with `*.` and `:port` as in the entitlement.
     public static func domainKey(for entry: AssociatedDomainEntry) -> String {
-        let host = entry.host.contains(":") ? "[\(entry.host)]" : entry.host
+        let host = entry.host.utf8.contains(UInt8(ascii: ":")) ? "[\(entry.host)]" : entry.host
         return (entry.isWildcard ? "*." : "") + host + (entry.port.map { ":\($0)" } ?? "")
     }
 
@@ -42,8 +42,7 @@ public struct AssociationStore: Sendable {
         let domain = Self.domainKey(for: entry)
         guard
             let record = try db.row(
-                "\(Self.table.select) WHERE service = ? AND app = ? AND domain = ?",
-                [.text(entry.service.rawValue), .text(app.description), .text(domain)]
+                Self.selectOne, [.text(entry.service.rawValue), .text(app.description), .text(domain)]
             ).flatMap({ try trusted($0, keys: keys, app: app) })
         else { return nil }
         // The engine chose the row, and another app's or domain's verdict is just as authentic:
@@ -57,6 +56,9 @@ public struct AssociationStore: Sendable {
         }
         return record
     }
+
+    /// The query of one verdict by its identity (service, app, domain).
+    private static let selectOne = "\(table.select) WHERE service = ? AND app = ? AND domain = ?"
 
     /// Inserts or replaces `record`, auditing a changed verdict as saving a list of records does.
     public func save(_ record: AssociationRecord, by actor: AuditActor = .owner) throws {

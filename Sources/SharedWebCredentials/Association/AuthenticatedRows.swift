@@ -14,10 +14,18 @@ struct AuthenticatedTable: Sendable {
     /// How many of the last ``columns`` later migrations added: each is left out of the MAC while
     /// it and every column after it are NULL, so that rows MAC'd before it existed stay valid
     /// (the fields are length-prefixed, so a NULL left out and a value present never coincide).
-    var laterColumns = 0
+    let laterColumns: Int
+    /// `SELECT` of every column in ``columns`` order, then `mac` (written once: it starts the
+    /// queries of every request).
+    let select: String
 
-    /// `SELECT` of every column in ``columns`` order, then `mac`.
-    var select: String { "SELECT \(selectedColumns.joined(separator: ", ")) FROM \(name)" }
+    init(name: String, columns: [String], identityCount: Int, laterColumns: Int = 0) {
+        self.name = name
+        self.columns = columns
+        self.identityCount = identityCount
+        self.laterColumns = laterColumns
+        select = "SELECT \((columns + ["mac"]).joined(separator: ", ")) FROM \(name)"
+    }
 
     /// The columns ``select`` reads: ``columns``, then `mac`.
     var selectedColumns: [String] { columns + ["mac"] }

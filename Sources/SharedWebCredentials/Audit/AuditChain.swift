@@ -78,8 +78,11 @@ enum AuditChain {
     /// The statement that writes a link with its MAC.
     private static func storing(_ link: Link, as column: LinkColumn, keys: VaultKeys) -> StoreStatement {
         let value = integer(link.sequence) + link.tag + mac(of: link, as: column, keys: keys)
-        return StoreStatement("UPDATE vault_meta SET \(column.rawValue) = ? WHERE id = 1", [.blob(value)])
+        return StoreStatement(column == .head ? updateHead : updateAnchor, [.blob(value)])
     }
+
+    private static let updateHead = "UPDATE vault_meta SET \(LinkColumn.head.rawValue) = ? WHERE id = 1"
+    private static let updateAnchor = "UPDATE vault_meta SET \(LinkColumn.anchor.rawValue) = ? WHERE id = 1"
 
     private static func mac(of link: Link, as column: LinkColumn, keys: VaultKeys) -> [UInt8] {
         keys.stateMAC(
@@ -149,15 +152,22 @@ enum AuditChain {
             sequences.append(sequence)
         }
         // Every entry in one INSERT, and the head with it: one round trip to a server.
-        let placeholders = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: events.count).joined(separator: ", ")
         try db.perform(together: [
-            StoreStatement(
-                "INSERT INTO audit_log (seq, at, actor, operation, outcome, error_code, sealed, tag) VALUES \(placeholders)",
-                rows),
+            StoreStatement(events.count == 1 ? insertOne : insert(count: events.count), rows),
             storing(previous, as: .head, keys: keys),
         ])
         return sequences
     }
+
+    /// The INSERT of `count` entries.
+    private static func insert(count: Int) -> String {
+        let placeholders = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
+        return
+            "INSERT INTO audit_log (seq, at, actor, operation, outcome, error_code, sealed, tag) VALUES \(placeholders)"
+    }
+
+    /// The INSERT of one entry, the most frequent (written once).
+    private static let insertOne = insert(count: 1)
 
     /// The tag of an entry given its first seven columns (as in ``columns``), chained to `previous`.
     static func tag(of values: [StoreValue], keys: VaultKeys, previous: [UInt8]) -> [UInt8] {

@@ -44,13 +44,11 @@ public struct CredentialStore: Sendable {
         let serverIndex = keys.serverIndex(key)
         if let account {
             let accountIndex = keys.accountIndex(key, account: account)
-            try db.forEachRow(
-                "\(columns) WHERE server_index = ? AND account_index = ?", [.blob(serverIndex), .blob(accountIndex)]
-            ) { row in
+            try db.forEachRow(selectByServerAndAccount, [.blob(serverIndex), .blob(accountIndex)]) { row in
                 found.append(try open(row, db: db, keys: keys, vault: vault, matching: serverIndex, accountIndex))
             }
         } else {
-            try db.forEachRow("\(columns) WHERE server_index = ?", [.blob(serverIndex)]) { row in
+            try db.forEachRow(selectByServer, [.blob(serverIndex)]) { row in
                 found.append(try open(row, db: db, keys: keys, vault: vault, matching: serverIndex))
             }
         }
@@ -204,6 +202,10 @@ public struct CredentialStore: Sendable {
     static let selected = "id, server_index, account_index, sealed, version"
     /// The query of every credential, to which a WHERE clause may be added.
     static let columns = "SELECT \(selected) FROM credentials"
+    /// The credentials of one server, by its blind index.
+    private static let selectByServer = "\(columns) WHERE server_index = ?"
+    /// The credential of one server and account, by their blind indexes.
+    private static let selectByServerAndAccount = "\(columns) WHERE server_index = ? AND account_index = ?"
 
     /// Opens one `credentials` row (columns as in ``columns``); nil if it fails authentication
     /// or does not decode.

@@ -26,7 +26,8 @@ enum ParentDomains {
     /// Whether a host is an IP address (digits and dots, or an IPv6 address), which has no
     /// parent domains.
     private static func isAddress(_ host: String) -> Bool {
-        host.contains(":") || host.utf8.allSatisfy { $0 == UInt8(ascii: ".") || (0x30...0x39).contains($0) }
+        host.utf8.contains(UInt8(ascii: ":"))
+            || host.utf8.allSatisfy { $0 == UInt8(ascii: ".") || (0x30...0x39).contains($0) }
     }
 
     /// Adds the rows of a server (a credential was stored for it). Cheap when they exist.

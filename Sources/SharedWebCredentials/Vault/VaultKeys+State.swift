@@ -9,9 +9,23 @@ extension VaultKeys {
     }
 
     /// The MAC of a row given as the database values of its columns (identity first), each
-    /// encoded with its storage class so that NULL, text, integer and blob never coincide.
+    /// encoded with its storage class so that NULL, text, integer and blob never coincide: the
+    /// same bytes as ``stateMAC(table:fields:)`` with one field per value, written into one buffer.
     func stateMAC(table: String, values: [StoreValue]) -> [UInt8] {
-        stateMAC(table: table, fields: values.map(Self.field))
+        var message = KeyedHash.Message(capacity: 4 + table.utf8.count + values.reduce(0) { $0 + 5 + Self.size($1) })
+        message.append(field: table.utf8)
+        for value in values {
+            switch value {
+            case .null: message.append(field: EmptyCollection(), taggedWith: 0)
+            case .integer(let integer):
+                withUnsafeBytes(of: integer.littleEndian) { message.append(field: $0, taggedWith: 1) }
+            case .real(let real):
+                withUnsafeBytes(of: real.bitPattern.littleEndian) { message.append(field: $0, taggedWith: 2) }
+            case .text(let text): message.append(field: text.utf8, taggedWith: 3)
+            case .blob(let bytes): message.append(field: bytes, taggedWith: 4)
+            }
+        }
+        return KeyedHash.digest(key: stateKey, message: &message)
     }
 
     /// Whether `mac` is the MAC of `values` in `table` (constant-time comparison).
@@ -21,13 +35,13 @@ extension VaultKeys {
         return mac.withUnsafeBytes { given in expected.withUnsafeBytes { ConstantTime.equals(given, $0) } }
     }
 
-    private static func field(_ value: StoreValue) -> [UInt8] {
+    /// The bytes of `value`'s field after its storage class.
+    private static func size(_ value: StoreValue) -> Int {
         switch value {
-        case .null: return [0]
-        case .integer(let integer): return [1] + withUnsafeBytes(of: integer.littleEndian) { Array($0) }
-        case .real(let real): return [2] + withUnsafeBytes(of: real.bitPattern.littleEndian) { Array($0) }
-        case .text(let text): return [3] + Array(text.utf8)
-        case .blob(let bytes): return [4] + bytes
+        case .null: 0
+        case .integer, .real: 8
+        case .text(let text): text.utf8.count
+        case .blob(let bytes): bytes.count
         }
     }
 }

@@ -117,7 +117,8 @@ public struct AssociatedDomainEntry: Hashable, Sendable, CustomStringConvertible
 
     /// The canonical text of the entry (ASCII host, modes in a fixed order).
     public var description: String {
-        var text = "\(service.rawValue):\(isWildcard ? "*." : "")\(host.contains(":") ? "[\(host)]" : host)"
+        var text =
+            "\(service.rawValue):\(isWildcard ? "*." : "")\(host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host)"
         if let port { text += ":\(port)" }
         let names = Mode.allCases.filter(modes.contains).map(\.rawValue)
         if !names.isEmpty { text += "?mode=" + names.joined(separator: "+") }

@@ -46,7 +46,7 @@ public struct DomainTarget: Hashable, Sendable, CustomStringConvertible, Compara
 
     /// `host` or `host:port` (IPv6 in brackets), the form used in URLs and messages.
     public var description: String {
-        let shown = host.contains(":") ? "[\(host)]" : host
+        let shown = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         return port.map { "\(shown):\($0)" } ?? shown
     }
 
