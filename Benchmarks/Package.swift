@@ -19,6 +19,7 @@ let package = Package(
         .target(name: "BenchmarkSupport"),
         .executableTarget(name: "vault-bench", dependencies: [library, "BenchmarkSupport"]),
         .executableTarget(name: "request-bench", dependencies: [library, "BenchmarkSupport"]),
+        .executableTarget(name: "request-loop", dependencies: [library]),
         .executableTarget(name: "password-bench", dependencies: [library, "BenchmarkSupport"]),
         .executableTarget(name: "passphrase-bench", dependencies: [library, "BenchmarkSupport"]),
         .executableTarget(name: "association-bench", dependencies: [library, "BenchmarkSupport"]),
