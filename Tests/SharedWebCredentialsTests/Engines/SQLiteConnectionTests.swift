@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import TestSupport
 import Testing
 
@@ -38,6 +39,22 @@ struct SQLiteConnectionTests {
             #expect(row?.values.prefix(values.count).elementsEqual(values) == true)
             #expect(row?.values.suffix(values.count).elementsEqual(kinds) == true, "\(String(describing: row))")
         }
+    }
+
+    @Test("a statement keeps no copy of the values bound to it once it has run")
+    func bindingsDropped() throws {
+        let sql = "SELECT length(?) AS bound"
+        let row = try vault.storage.write(durability: .synced) { db in
+            try db.returningRow(sql, [.text("bound-value-7Q2")])
+        }
+        #expect(row?.values == [.integer(15)])
+        // The writer's cached statement, with its parameters as SQLite would now bind them.
+        let expanded = try vault.database.inDatabase { db in
+            let text = try #require(sqlite3_expanded_sql(try db.cachedStatement(sql: sql).sqliteStatement))
+            defer { sqlite3_free(text) }
+            return String(cString: text)
+        }
+        #expect(expanded == "SELECT length(NULL) AS bound")
     }
 
     @Test("a statement given more or fewer arguments than it has placeholders is refused, not run")

@@ -15,7 +15,7 @@ struct SQLiteStoreConnection: StoreWriter {
 
     func forEachRow(_ sql: String, _ arguments: [StoreValue], _ body: (StoreRow) throws -> Void) throws {
         let statement = try bound(sql, arguments)
-        defer { sqlite3_reset(statement) }
+        defer { Self.release(statement) }
         let columns = sqlite3_column_count(statement)
         while try step(statement, sql) {
             var values: [StoreValue] = []
@@ -28,7 +28,7 @@ struct SQLiteStoreConnection: StoreWriter {
     @discardableResult
     func execute(_ sql: String, _ arguments: [StoreValue]) throws -> Int {
         let statement = try bound(sql, arguments)
-        defer { sqlite3_reset(statement) }
+        defer { Self.release(statement) }
         while try step(statement, sql) {}
         return Int(sqlite3_changes(db.sqliteConnection))
     }
@@ -50,6 +50,13 @@ struct SQLiteStoreConnection: StoreWriter {
             guard code == SQLITE_OK else { throw error(code, sql) }
         }
         return statement
+    }
+
+    /// Resets `statement` for its next use and drops SQLite's copies of the values bound to it,
+    /// so that they do not outlive the statement's use in a long-running process.
+    private static func release(_ statement: SQLiteStatement) {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
     }
 
     /// Steps `statement`: true when it produced a row, false when it is done.
