@@ -15,6 +15,8 @@ struct AuthenticatedTable: Sendable {
     /// it and every column after it are NULL, so that rows MAC'd before it existed stay valid
     /// (the fields are length-prefixed, so a NULL left out and a value present never coincide).
     let laterColumns: Int
+    /// The columns ``select`` reads: ``columns``, then `mac`.
+    let selectedColumns: [String]
     /// `SELECT` of every column in ``columns`` order, then `mac` (written once: it starts the
     /// queries of every request).
     let select: String
@@ -24,11 +26,9 @@ struct AuthenticatedTable: Sendable {
         self.columns = columns
         self.identityCount = identityCount
         self.laterColumns = laterColumns
-        select = "SELECT \((columns + ["mac"]).joined(separator: ", ")) FROM \(name)"
+        selectedColumns = columns + ["mac"]
+        select = "SELECT \(selectedColumns.joined(separator: ", ")) FROM \(name)"
     }
-
-    /// The columns ``select`` reads: ``columns``, then `mac`.
-    var selectedColumns: [String] { columns + ["mac"] }
 
     /// The condition that selects one row by its identity (one `?` per identity column).
     var whereIdentity: String {

@@ -37,8 +37,6 @@ enum StoreDate {
 
     /// ``date(_:)`` on the text's bytes: read in place, in one pass (a request reads three).
     private static func date(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
-        // The fixed part: digits where the pattern has `d`, the separator where it has another byte.
-        let pattern = Array("dddd-dd-dd dd:dd:dd".utf8)
         guard bytes.count >= pattern.count, bytes.count != pattern.count + 1, bytes.count <= pattern.count + 10
         else { return nil }
         var fields: [Int64] = []
@@ -74,6 +72,9 @@ enum StoreDate {
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
+
+    /// The fixed part of a stored date: a digit where it has `d`, that byte elsewhere.
+    private static let pattern = Array("dddd-dd-dd dd:dd:dd".utf8)
 
     /// The value of an ASCII digit, nil for any other byte.
     private static func digit(_ byte: UInt8) -> Int64? {

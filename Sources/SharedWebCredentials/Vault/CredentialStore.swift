@@ -146,7 +146,7 @@ public struct CredentialStore: Sendable {
         }
         var found: [Credential] = []
         for index in serverIndexes {
-            try db.forEachRow("\(columns) WHERE server_index = ?", [.blob(index)]) {
+            try db.forEachRow(selectByServer, [.blob(index)]) {
                 found.append(try open($0, db: db, keys: keys, vault: vault))
             }
         }

@@ -215,17 +215,15 @@ package final class SQLiteStorage: VaultStorage {
     /// measurably (Benchmarks/README.md, "Requests side by side").
     private func openReaders() {
         readerPool.withLock { readers in
-            if readers == nil { readers = Self.openReaders(path: path, busyTimeout: busyTimeout) }
+            guard readers == nil else { return }
+            readers = SQLiteReaders { [path, busyTimeout] number in
+                try Self.openReader(path: path, busyTimeout: busyTimeout, number: number)
+            }
         }
     }
 
     /// The read-only connections, once the schema is checked and migrated (for the tests).
     var readers: SQLiteReaders? { readerPool.withLock { $0 } }
-
-    /// The reader pool (see ``openReaders()``): connections opened by ``openReader(path:busyTimeout:number:)``.
-    static func openReaders(path: String, busyTimeout: TimeInterval) -> SQLiteReaders {
-        SQLiteReaders { number in try openReader(path: path, busyTimeout: busyTimeout, number: number) }
-    }
 
     /// One read-only connection, hardened as the writer is before it serves any read; `number`
     /// tells it from the others in its label.
