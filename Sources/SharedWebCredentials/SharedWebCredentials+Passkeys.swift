@@ -209,19 +209,22 @@ extension SharedWebCredentials {
         let passkeys: [Passkey]?
     }
 
-    /// Runs `body`; a library error is recorded as a refusal of `operation` for the RP ID (when
-    /// the options named one) and thrown.
+    /// Runs `body` as a task on the engine's threads (``EngineThreads/inPlace(_:)``: its
+    /// transactions and audit entry run there in place); a library error is recorded as a refusal
+    /// of `operation` for the RP ID (when the options named one) and thrown.
     private func passkeyAudited<T>(
         _ operation: AuditOperation, rpID: () -> String?, _ body: () async throws -> T
     ) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as SharedWebCredentialsError {
-            _ = try? await vault.audit.append(
-                AuditEvent(
-                    actor: .app(app), operation: operation, domain: rpID().map { String($0.prefix(253)) },
-                    outcome: .refused(error.code)))
-            throw error
+        try await vault.storage.threads.inPlace {
+            do {
+                return try await body()
+            } catch let error as SharedWebCredentialsError {
+                _ = try? await vault.audit.append(
+                    AuditEvent(
+                        actor: .app(app), operation: operation, domain: rpID().map { String($0.prefix(253)) },
+                        outcome: .refused(error.code)))
+                throw error
+            }
         }
     }
 }

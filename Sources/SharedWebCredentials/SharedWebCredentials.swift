@@ -418,19 +418,25 @@ public struct SharedWebCredentials: Sendable {
     /// Runs `body`; when it fails with a library error, appends a refusal entry (as `operation`,
     /// or the one an ``AuditedRefusal`` names) and throws the error. A refusal whose entry cannot
     /// be written still throws the refusal: nothing was released or changed either way.
+    ///
+    /// All of it runs as a task on the engine's threads (``EngineThreads/inPlace(_:)``), so that
+    /// the operation's reads, writes and audit entry run there in place rather than each handed
+    /// over to another thread and back.
     func audited<T>(
         _ operation: AuditOperation, domain: DomainTarget?, account: String?, _ body: () async throws -> T
     ) async throws -> T {
-        do {
-            return try await body()
-        } catch let refusal as AuditedRefusal {
-            _ = try? await vault.audit.append(
-                event(refusal.operation, domain: domain, account: account, outcome: .refused(refusal.error.code)))
-            throw refusal.error
-        } catch let error as SharedWebCredentialsError {
-            _ = try? await vault.audit.append(
-                event(operation, domain: domain, account: account, outcome: .refused(error.code)))
-            throw error
+        try await vault.storage.threads.inPlace {
+            do {
+                return try await body()
+            } catch let refusal as AuditedRefusal {
+                _ = try? await vault.audit.append(
+                    event(refusal.operation, domain: domain, account: account, outcome: .refused(refusal.error.code)))
+                throw refusal.error
+            } catch let error as SharedWebCredentialsError {
+                _ = try? await vault.audit.append(
+                    event(operation, domain: domain, account: account, outcome: .refused(error.code)))
+                throw error
+            }
         }
     }
 

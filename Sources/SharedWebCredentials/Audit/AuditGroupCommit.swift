@@ -8,7 +8,10 @@ import Synchronization
 /// most ``maximumBatch``), appends them in queue order in one transaction, and wakes each caller
 /// with its sequence number once that transaction has committed, or with its error. Entries that
 /// arrive while it commits wait for the next round, which it leads too, until the queue is empty.
-/// Nothing waits on a timer: a lone caller commits at once.
+/// Nothing waits on a timer: a lone caller commits at once. A caller that is itself a task on the
+/// engine's threads (``EngineThreads/inPlace(_:)``, as every gated operation is) and finds no
+/// commit under way commits its own entry there, in place, and leaves the entries queued meanwhile
+/// to a leader of their own.
 ///
 /// Fail closed: ``append(_:)`` returns only after the transaction holding the entry committed, so
 /// a caller releases nothing (and acknowledges nothing) before its entry is durable as
@@ -33,19 +36,51 @@ final class AuditGroupCommit: Sendable {
 
     /// Appends `event` as part of the next group; returns its sequence number once committed.
     func append(_ event: AuditEvent, vault: Vault) async throws -> Int64 {
-        try await withCheckedThrowingContinuation { continuation in
+        if vault.storage.threads.isCurrent, let sequence = try leadInPlace(event, vault: vault) {
+            return sequence
+        }
+        return try await withCheckedThrowingContinuation { continuation in
             let leads = state.withLock { state -> Bool in
                 state.queue.append(Waiter(event: event, continuation: continuation))
                 guard !state.leading else { return false }
                 state.leading = true
                 return true
             }
-            if leads { vault.storage.submit { self.commitQueued(vault: vault) } }
+            if leads { vault.storage.threads.submit { self.commitQueued(vault: vault) } }
         }
     }
 
     /// How many transactions and entries the groups have had so far.
     var statistics: AuditCommitStatistics { state.withLock { $0.statistics } }
+
+    /// Leads from the calling task, already on the engine's threads, when no commit is under way
+    /// (the queue is then empty): commits `event` on this thread and returns its sequence number,
+    /// with no hand-off to another thread and back. Entries that arrive meanwhile are left to a
+    /// leader of their own (``commitQueued(vault:)``), so that this caller is not held while others
+    /// keep coming. Returns nil, committing nothing, when a commit is under way: the caller then
+    /// queues behind it.
+    private func leadInPlace(_ event: AuditEvent, vault: Vault) throws -> Int64? {
+        let leads = state.withLock { state -> Bool in
+            guard !state.leading else { return false }
+            state.leading = true
+            return true
+        }
+        guard leads else { return nil }
+        defer { handOverLeadership(vault: vault) }
+        return try commit([event], vault: vault)[0]
+    }
+
+    /// Ends an in-place leader's turn: a leader of its own commits what queued meanwhile.
+    private func handOverLeadership(vault: Vault) {
+        let more = state.withLock { state -> Bool in
+            guard !state.queue.isEmpty else {
+                state.leading = false
+                return false
+            }
+            return true
+        }
+        if more { vault.storage.threads.submit { self.commitQueued(vault: vault) } }
+    }
 
     /// Commits the queue, one bounded group at a time, until it is empty; runs on the storage
     /// engine's threads, where a synchronous transaction blocks no cooperative thread.
@@ -61,18 +96,23 @@ final class AuditGroupCommit: Sendable {
                 return Array(state.queue.prefix(count))
             }
             guard !group.isEmpty else { return }
-            let events = group.map(\.event)
             do {
-                let sequences = try vault.write(durability: .ordered, readingMetadata: AuditChain.headColumns) {
-                    db, keys, head in
-                    try AuditChain.append(events, at: Date(), db: db, keys: keys, path: vault.path, head: head)
-                }
-                state.withLock { $0.statistics.record(groupOf: group.count) }
+                let sequences = try commit(group.map(\.event), vault: vault)
                 for (waiter, sequence) in zip(group, sequences) { waiter.continuation.resume(returning: sequence) }
             } catch {
                 for waiter in group { waiter.continuation.resume(throwing: error) }
             }
         }
+    }
+
+    /// Appends `events` in one transaction, in order; returns their sequence numbers.
+    private func commit(_ events: [AuditEvent], vault: Vault) throws -> [Int64] {
+        let sequences = try vault.write(durability: .ordered, readingMetadata: AuditChain.headColumns) {
+            db, keys, head in
+            try AuditChain.append(events, at: Date(), db: db, keys: keys, path: vault.path, head: head)
+        }
+        state.withLock { $0.statistics.record(groupOf: events.count) }
+        return sequences
     }
 }
 

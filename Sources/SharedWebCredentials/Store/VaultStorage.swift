@@ -28,17 +28,22 @@ package protocol VaultStorage: Sendable {
     /// rolls back when it throws.
     func write<T>(durability: CommitDurability, _ body: (any StoreWriter) throws -> T) throws -> T
 
-    /// ``read(_:)`` on the engine's own threads.
+    /// ``read(_:)`` on the engine's own threads (``threads``): in place when the caller is on one.
+    ///
+    /// Each engine implements this itself: the engine's synchronous ``read(_:)`` would otherwise
+    /// witness it, and run the transaction on the caller's thread.
     func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader) throws -> T) async throws -> T
 
-    /// ``write(durability:_:)`` on the engine's own threads.
+    /// ``write(durability:_:)`` on the engine's own threads (``threads``): in place when the
+    /// caller is on one. Each engine implements this itself, as ``read(_:)-(_)async``.
     func write<T: Sendable>(
         durability: CommitDurability, _ body: @escaping @Sendable (any StoreWriter) throws -> T
     ) async throws -> T
 
-    /// Starts `work` on the engine's own threads and returns at once: `work` may run synchronous
-    /// transactions there.
-    func submit(_ work: @escaping @Sendable () -> Void)
+    /// The engine's own threads: where the `async` transactions run, work that no caller awaits
+    /// is started (a group commit's leader), and a task may run itself to have its transactions
+    /// run in place (``EngineThreads/inPlace(_:)``).
+    var threads: EngineThreads { get }
 
     /// Runs `body` unless another process already does `duty` on this database; returns nil,
     /// without running it, when one does. For work that one of several service instances should

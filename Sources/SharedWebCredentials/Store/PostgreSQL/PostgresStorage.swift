@@ -12,7 +12,7 @@ import Synchronization
 /// demand, kept up to ``maximumIdle``). Each transaction's body runs on one thread from start to
 /// end, and each query blocks that thread on its future while postgres-nio's event loop does the
 /// I/O: the calling thread for the synchronous methods (the CLI's), a thread of the engine's own
-/// pool (``threads``) for the `async` ones, so that neither a cooperative thread nor an event-loop thread ever
+/// pool (``engineThreads``) for the `async` ones, so that neither a cooperative thread nor an event-loop thread ever
 /// waits for the database.
 ///
 /// Not postgres-nio's `PostgresClient`: it lends a connection only to an `async` closure and
@@ -34,18 +34,14 @@ package final class PostgresStorage: VaultStorage {
     private let configuration: PostgresConnection.Configuration
     private let busyTimeout: TimeInterval
     private let idle = Mutex<[PostgresSession]>([])
-    private let nextConnectionID = Atomic<Int>(0)
+    private let nextConnectionID = Mutex<Int>(0)
     private let logger = Logger(label: "swcred.postgresql", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// The threads the `async` transactions run on, shared by every PostgreSQL vault of the
     /// process and started the first time one is used. Sixteen: a thread waits for the database
     /// (or for the writers' lock) as long as its transaction lasts, and reads must not queue behind
     /// a writer that waits for another process.
-    private static let threads: NIOThreadPool = {
-        let threads = NIOThreadPool(numberOfThreads: 16)
-        threads.start()
-        return threads
-    }()
+    private static let engineThreads = EngineThreads(numberOfThreads: 16)
 
     /// The advisory lock every write transaction takes first ("swcred" and 1).
     static let writerLock: Int64 = 0x7377_6372_6564_0001
@@ -94,26 +90,21 @@ package final class PostgresStorage: VaultStorage {
         try inRead(body)
     }
 
-    package func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader) throws -> T) async throws -> T {
-        try await Self.threads.runIfActive { try self.inRead(body) }
-    }
-
     package func write<T>(durability: CommitDurability, _ body: (any StoreWriter) throws -> T) throws -> T {
         try inWrite(durability: durability, body)
+    }
+
+    package func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader) throws -> T) async throws -> T {
+        try await threads.run { try self.read(body) }
     }
 
     package func write<T: Sendable>(
         durability: CommitDurability, _ body: @escaping @Sendable (any StoreWriter) throws -> T
     ) async throws -> T {
-        try await Self.threads.runIfActive { try self.inWrite(durability: durability, body) }
+        try await threads.run { try self.write(durability: durability, body) }
     }
 
-    package func submit(_ work: @escaping @Sendable () -> Void) {
-        Self.threads.submit { state in
-            guard case .active = state else { return }
-            work()
-        }
-    }
+    package var threads: EngineThreads { Self.engineThreads }
 
     /// Holds the session-level advisory lock of `duty` on a connection of its own while `body`
     /// runs (`pg_try_advisory_lock`: never waits), then releases it. A connection that cannot be
@@ -122,7 +113,7 @@ package final class PostgresStorage: VaultStorage {
     /// when done twice.
     package func alone<T: Sendable>(_ duty: ExclusiveDuty, _ body: @Sendable () async throws -> T) async throws -> T? {
         let key = duty.rawValue
-        let held = try await Self.threads.runIfActive { () throws -> PostgresSession? in
+        let held = try await Self.engineThreads.run { () throws -> PostgresSession? in
             try self.mappingErrors {
                 let session = try self.takeSession()
                 let db = self.statements(on: session)
@@ -141,7 +132,7 @@ package final class PostgresStorage: VaultStorage {
         }
         guard let held else { return nil }
         let release: @Sendable () async -> Void = {
-            try? await Self.threads.runIfActive {
+            try? await Self.engineThreads.run {
                 if (try? self.statements(on: held).value("SELECT pg_advisory_unlock(?)", [.integer(key)])) != nil {
                     self.giveBack(held)
                 } else {
@@ -267,7 +258,10 @@ package final class PostgresStorage: VaultStorage {
         try mappingErrors {
             try PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration,
-                id: nextConnectionID.add(1, ordering: .relaxed).newValue, logger: logger
+                id: nextConnectionID.withLock { id in
+                    id += 1
+                    return id
+                }, logger: logger
             ).wait()
         }
     }

@@ -89,25 +89,23 @@ package final class SQLiteStorage: VaultStorage {
         }
     }
 
-    package func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader) throws -> T) async throws -> T {
-        try await EngineThreads.run { try self.read(body) }
-    }
-
     package func write<T>(durability: CommitDurability, _ body: (any StoreWriter) throws -> T) throws -> T {
         try Self.mappingErrors(path: path) {
             try writer.writeWithoutTransaction { db in try inWriteTransaction(db, durability: durability, body) }
         }
     }
 
+    package func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader) throws -> T) async throws -> T {
+        try await threads.run { try self.read(body) }
+    }
+
     package func write<T: Sendable>(
         durability: CommitDurability, _ body: @escaping @Sendable (any StoreWriter) throws -> T
     ) async throws -> T {
-        try await EngineThreads.run { try self.write(durability: durability, body) }
+        try await threads.run { try self.write(durability: durability, body) }
     }
 
-    package func submit(_ work: @escaping @Sendable () -> Void) {
-        EngineThreads.submit(work)
-    }
+    package var threads: EngineThreads { .sqlite }
 
     /// Runs `body`: one vault file has one service, so there is no other instance to leave the
     /// duty to (two services on one file would each do it, which is safe: the writes serialise).
