@@ -9,7 +9,7 @@ import Synchronization
 /// (``inPlace(_:)``): its transactions then run in place, on the thread the task is on, and a
 /// request's read and its audit entry's commit cost no hand-off at all. That thread blocks while
 /// the transaction runs, which is what these threads are for.
-package final class EngineThreads: TaskExecutor, @unchecked Sendable {
+package final class EngineThreads: TaskExecutor, Sendable {
     /// The SQLite engine's threads: one writer at a time, and reads side by side.
     package static let sqlite = EngineThreads(numberOfThreads: 4)
 
@@ -70,10 +70,13 @@ package final class EngineThreads: TaskExecutor, @unchecked Sendable {
         try await withTaskExecutorPreference(self, operation: body)
     }
 
+    /// Runs a job of a task that prefers these threads (``inPlace(_:)``) on one of them.
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        pool.submit { _ in
-            self.markCurrent()
+        pool.submit { state in
+            // The pool lives as long as the process; were it stopped, the job would still run
+            // (where the pool runs it), never be dropped, but its thread would not count as ours.
+            if case .active = state { self.markCurrent() }
             job.runSynchronously(on: self.asUnownedTaskExecutor())
         }
     }
