@@ -25,8 +25,10 @@ public struct AuditLog: Sendable {
     /// Appends `event` with the entries of other operations running side by side, in one write
     /// transaction (``AuditGroupCommit``), committed as ``append(_:)`` commits; returns its
     /// sequence number once that transaction has committed. The transaction runs on the storage
-    /// engine's threads, so the caller suspends instead of blocking. Throws when the entry cannot
-    /// be written: the caller must then not release or do what it records (fail closed).
+    /// engine's threads, so the caller suspends instead of blocking (or, when the caller is a task
+    /// on those threads and no commit is under way, commits there in place). Throws when the
+    /// entry cannot be written: the caller must then not release or do what it records (fail
+    /// closed).
     @discardableResult
     public func append(_ event: AuditEvent) async throws -> Int64 {
         try await vault.auditGroupCommit.append(event, vault: vault)
