@@ -500,9 +500,10 @@ struct VaultAPI: APIProtocol {
 
     // MARK: Helpers
 
-    /// Runs `body` as a task on the unlocked vault's engine threads (``EngineThreads/inPlace(_:)``):
-    /// the token check, the request's read and its audit entry's commit then run on the thread the
-    /// task is on, without a hand-off to another thread and back for each.
+    /// Runs a gated handler's `body` as a task on the unlocked vault's engine threads
+    /// (``EngineThreads/inPlace(_:)``): the token check, the operation's reads and writes and its
+    /// audit entry then run on the thread the task is on, without a hand-off to another thread and
+    /// back for each.
     func onEngineThreads<T>(_ body: () async throws -> T) async throws -> T {
         guard let threads = holder.peekVault()?.storage.threads else { return try await body() }
         return try await threads.inPlace(body)

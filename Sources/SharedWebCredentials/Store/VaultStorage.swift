@@ -35,7 +35,7 @@ package protocol VaultStorage: Sendable {
     func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader) throws -> T) async throws -> T
 
     /// ``write(durability:_:)`` on the engine's own threads (``threads``): in place when the
-    /// caller is on one. Each engine implements this itself, as ``read(_:)-(_)async``.
+    /// caller is on one. Each engine implements this itself, for the reason the async read gives.
     func write<T: Sendable>(
         durability: CommitDurability, _ body: @escaping @Sendable (any StoreWriter) throws -> T
     ) async throws -> T
