@@ -13,6 +13,18 @@ struct Target {
     let pid: Int32
 }
 
+extension Target {
+    /// A target written `NAME=SOCKET:PID` on the command line.
+    init(naming argument: String) throws {
+        guard let equals = argument.firstIndex(of: "="), let colon = argument.lastIndex(of: ":"), equals < colon,
+            let pid = Int32(argument[argument.index(after: colon)...])
+        else { throw UnixHTTPConnection.Failure(description: "\(argument): write a server as NAME=SOCKET:PID") }
+        self.init(
+            name: String(argument[..<equals]), socketPath: String(argument[argument.index(after: equals)..<colon]),
+            pid: pid)
+    }
+}
+
 /// Latency of one client: `blocks` rounds, each `perBlock` requests on one keep-alive connection
 /// per target, taking the targets in turn so that both see the same machine load.
 func alternatingLatency(_ targets: [Target], request: [UInt8], blocks: Int, perBlock: Int) throws -> [Samples] {

@@ -17,6 +17,11 @@
 //                        TOKEN_FILE DOMAIN
 //                                       a request on PostgreSQL against SQLite and the floor; one
 //                                       PostgreSQL instance against two on one database
+//   service-bench compare TOKEN_FILE DOMAIN ROUNDS CLIENTS NAME=SOCKET:PID [NAME=SOCKET:PID ...]
+//                                       an A/B run: one request against each server in turn (the
+//                                       first, usually the floor, is the ratios' base), with the
+//                                       CPU time and context switches per request of each process,
+//                                       then each under each count of clients in CLIENTS (1,8,32)
 import BenchmarkSupport
 import Foundation
 import SharedWebCredentials
@@ -46,6 +51,10 @@ case ("stores", 11):
         postgresB: Target(name: "PostgreSQL B", socketPath: arguments[5], pid: Int32(arguments[6])!),
         floor: Target(name: "floor", socketPath: arguments[7], pid: Int32(arguments[8])!), tokenFile: arguments[9],
         domain: arguments[10])
+case ("compare", let count) where count >= 6:
+    try compareServers(
+        try arguments[5...].map(Target.init(naming:)), tokenFile: arguments[1], domain: arguments[2],
+        rounds: Int(arguments[3]) ?? 1, clientCounts: arguments[4].split(separator: ",").compactMap { Int($0) })
 default:
     FileHandle.standardError.write(Data("usage: see the comment at the top of service-bench/main.swift\n".utf8))
     exit(2)
