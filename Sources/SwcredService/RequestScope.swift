@@ -31,15 +31,13 @@ struct RequestScope: Sendable {
 
 /// Reads a request's whole body before any decoder sees it, within the limits of the service:
 /// JSON only (415 otherwise, missing `Content-Type` included), at most 64 KiB (413), all of it
-/// within the body timeout (408), so that a slow or huge body never ties up a handler; I-JSON
-/// only (400 `invalid-json` naming a member repeated in one object), so that no reader can take
-/// another of two same-named members than the gate did; and no null, which the document never
+/// within the body timeout (408, ``BodyDeadlineHandler``), so that a slow or huge body never ties
+/// up a handler; I-JSON only (400 `invalid-json` naming a member repeated in one object), so that
+/// no reader can take another of two same-named members than the gate did; and no null, which the document never
 /// allows (the generated decoder would read it as an absent member). Then it runs the route
 /// inside the request's ``RequestScope``.
 struct RequestBodyMiddleware: RouterMiddleware {
     typealias Context = ServiceRequestContext
-
-    let bodyTimeout: Duration
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -100,23 +98,15 @@ struct RequestBodyMiddleware: RouterMiddleware {
             == "application/json"
     }
 
+    /// The whole body, at most ``ServiceLimits/maximumBodySize``; the connection's
+    /// ``BodyDeadlineHandler`` ends a body that has not arrived in time.
     private func collectBody(_ request: Request) async throws -> ByteBuffer {
-        let timeout = bodyTimeout
-        return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
-            group.addTask {
-                do {
-                    return try await request.body.collect(upTo: ServiceLimits.maximumBodySize)
-                } catch is NIOTooManyBytesError {
-                    throw APIError.bodyTooLarge
-                }
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let buffer = first else { throw APIError.requestTimeout }
-            return buffer
+        do {
+            return try await request.body.collect(upTo: ServiceLimits.maximumBodySize)
+        } catch is NIOTooManyBytesError {
+            throw APIError.bodyTooLarge
+        } catch is BodyDeadlineExpired {
+            throw APIError.requestTimeout
         }
     }
 }

@@ -64,9 +64,12 @@ public enum VaultService {
         let router = Router(context: ServiceRequestContext.self)
         router.add(
             middleware: ServiceMiddleware(allowedUIDs: configuration.allowedUIDs, logger: logger, metrics: metrics))
-        router.add(middleware: RequestBodyMiddleware(bodyTimeout: configuration.bodyTimeout))
+        router.add(middleware: RequestBodyMiddleware())
         try api.register(on: router)
-        let http = HTTP1Channel.Configuration(idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds))
+        let bodyTimeout = TimeAmount.nanoseconds(configuration.bodyTimeout.nanoseconds)
+        let http = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [BodyDeadlineHandler(timeout: bodyTimeout)],
+            idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds))
         let socketPath = configuration.socketPath
         let allowedUIDs = configuration.allowedUIDs
         var services: [any Service] = [

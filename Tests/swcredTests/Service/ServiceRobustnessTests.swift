@@ -68,6 +68,75 @@ struct ServiceRobustnessTests {
         }
     }
 
+    @Test(
+        "--body-timeout runs from a request's head to its end: a body sent in pieces in time is served, a keep-alive connection is never cut off, a trickled body gets 408 and the connection closes"
+    )
+    func bodyDeadline() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start(["--body-timeout", "2"])
+            let token = try fixture.token()
+            let path = "/v1/credentials/request"
+            let body = Data("{\"domain\": \"shop.example\"}".utf8)
+            let request = UnixHTTP.requestBytes(method: "POST", path: path, token: token, body: body)
+            let headLength = request.count - body.count
+            let socketPath = fixture.socketPath
+            // The clients sleep on threads of their own: a test's Task.sleep can be held up for
+            // seconds while other suites' blocking calls hold the cooperative threads.
+
+            // Complete requests on one keep-alive connection for longer than the timeout: each has
+            // a deadline of its own, and none is cut off by an earlier one's.
+            let keptAlive = try await BackgroundWork { () -> [Int] in
+                let connection = try UnixHTTP.connect(socketPath)
+                defer { close(connection) }
+                var statuses: [Int] = []
+                for _ in 0..<3 {
+                    try UnixHTTP.write(connection, request)
+                    statuses.append(try UnixHTTP.readResponse(connection).status)
+                    usleep(900_000)
+                }
+                return statuses
+            }.value
+            #expect(keptAlive == [404, 404, 404], "three requests over 2.7 s on one connection")
+
+            // One body in three pieces, the last 0.5 s after the head: within 2 s, served.
+            let inPieces = try await BackgroundWork { () -> Int in
+                let connection = try UnixHTTP.connect(socketPath)
+                defer { close(connection) }
+                try UnixHTTP.write(connection, request.prefix(headLength + 5))
+                usleep(250_000)
+                try UnixHTTP.write(connection, request.dropFirst(headLength + 5).prefix(5))
+                usleep(250_000)
+                try UnixHTTP.write(connection, request.dropFirst(headLength + 10))
+                return try UnixHTTP.readResponse(connection).status
+            }.value
+            #expect(inPieces == 404, "a body that arrives whole within 2 s")
+
+            // A body trickled a byte every 0.2 s, whole only after 5 s: 408 when its 2 s have
+            // passed, counted from the head, then the connection closes (the rest of that body must
+            // never be read as a request).
+            let slow = try UnixHTTP.connect(fixture.socketPath)
+            defer { close(slow) }
+            let start = ContinuousClock.now
+            try UnixHTTP.write(slow, request.prefix(headLength + 1))
+            let trickle = BackgroundWork { () -> Void in
+                for offset in 1..<body.count {
+                    usleep(200_000)
+                    guard (try? UnixHTTP.write(slow, request.dropFirst(headLength + offset).prefix(1))) != nil else {
+                        return
+                    }
+                }
+            }
+            let late = try await BackgroundWork { try UnixHTTP.readResponse(slow) }.value
+            let waited = ContinuousClock.now - start
+            #expect(late.status == 408 && late.errorCode == "request-timeout", "\(late.status) after \(waited)")
+            #expect(waited >= .milliseconds(1_900), "answered after \(waited), before its 2 s")
+            let closed = try await BackgroundWork { () -> Bool in (try? UnixHTTP.readResponse(slow)) == nil }.value
+            #expect(closed, "the connection closes after the 408")
+            try await trickle.value
+            #expect(try fixture.call("POST", path, token: token, body: body).status == 404, "still serving")
+        }
+    }
+
     @Test("repeated failed authentications on one connection are slowed down")
     func failedAuthenticationsSlowDown() async throws {
         try await ServiceFixture.with { fixture in
