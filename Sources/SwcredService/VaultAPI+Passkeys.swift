@@ -17,31 +17,27 @@ import SwcredAPI
 extension VaultAPI {
     func createPasskey(_ input: Operations.CreatePasskey.Input) async throws -> Operations.CreatePasskey.Output {
         guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
-        return try await onEngineThreads {
-            let caller = try await authenticate(permission: .passkeyCreate, claimedApp: nil)
-            let options = try Self.json(body)
-            let response = try await gated(.passkeyCreate) {
-                try await caller.facade.createPasskey(optionsJSON: options) {
-                    try await presence(caller, operation: .passkeyCreate, rpID: body.rp.id, account: body.user.name)
-                }
+        let caller = try await authenticate(permission: .passkeyCreate, claimedApp: nil)
+        let options = try Self.json(body)
+        let response = try await gated(.passkeyCreate) {
+            try await caller.facade.createPasskey(optionsJSON: options) {
+                try await presence(caller, operation: .passkeyCreate, rpID: body.rp.id, account: body.user.name)
             }
-            return .ok(.init(body: .json(try Self.decode(response.jsonBytes()))))
         }
+        return .ok(.init(body: .json(try Self.decode(response.jsonBytes()))))
     }
 
     func getPasskey(_ input: Operations.GetPasskey.Input) async throws -> Operations.GetPasskey.Output {
         guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
-        return try await onEngineThreads {
-            let caller = try await authenticate(
-                permission: .passkeyGet, claimedApp: nil, prefetchingRelyingParty: body.rpId)
-            let options = try Self.json(body)
-            let response = try await gated(.passkeyGet) {
-                try await caller.facade.getPasskey(optionsJSON: options, prefetched: caller.prefetchedRelyingParty) {
-                    try await presence(caller, operation: .passkeyGet, rpID: body.rpId, account: nil)
-                }
+        let caller = try await authenticate(
+            permission: .passkeyGet, claimedApp: nil, prefetchingRelyingParty: body.rpId)
+        let options = try Self.json(body)
+        let response = try await gated(.passkeyGet) {
+            try await caller.facade.getPasskey(optionsJSON: options, prefetched: caller.prefetchedRelyingParty) {
+                try await presence(caller, operation: .passkeyGet, rpID: body.rpId, account: nil)
             }
-            return .ok(.init(body: .json(try Self.apiResponse(response))))
         }
+        return .ok(.init(body: .json(try Self.apiResponse(response))))
     }
 
     /// The generated type's copy of an assertion.

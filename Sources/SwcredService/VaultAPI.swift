@@ -76,133 +76,125 @@ struct VaultAPI: APIProtocol {
         _ input: Operations.RequestCredentials.Input
     ) async throws -> Operations.RequestCredentials.Output {
         guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
-        return try await onEngineThreads {
-            // The request's first read is done in the token's transaction when the body is well formed
-            // and the token may ask for it; any refusal comes below, in the usual order.
-            let caller = try await authenticate(
-                permission: .request, claimedApp: body.app,
-                prefetching: (domain: body.domain, account: body.account, includeShared: body.includeShared))
-            try ServiceLimits.requireLength(body.account, of: "account")
-            // Parsed once: the read done ahead parsed the same text.
-            let domain = try caller.prefetched?.domain ?? body.domain.map(parseDomain)
-            if body.includeShared == true && domain == nil {
-                throw APIError(
-                    status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
-                    message: "include_shared needs a domain: it adds the domains that share that one's sign-in")
-            }
-            let matches = try await gated(.request) {
-                try await caller.facade.request(
-                    domain: domain, account: body.account, includeShared: body.includeShared ?? false,
-                    prefetched: caller.prefetched
-                ) { matches in
-                    guard caller.token.consent == .ask else { return }
-                    let servers = Set(
-                        matches.map { match in match.port.map { "\(match.server):\($0)" } ?? match.server })
-                    guard
-                        try await askOwner(
-                            caller, operation: .release, domain: servers.sorted().joined(separator: ", "),
-                            account: matches.map(\.account).joined(separator: ", "))
-                    else { throw Self.declinedError }
-                }
-            }
-            return .ok(
-                .init(
-                    body: .json(
-                        matches.map {
-                            .init(
-                                server: $0.server, account: $0.account, password: $0.password.exposedString(),
-                                port: $0.port)
-                        })))
+        // The request's first read is done in the token's transaction when the body is well formed
+        // and the token may ask for it; any refusal comes below, in the usual order.
+        let caller = try await authenticate(
+            permission: .request, claimedApp: body.app,
+            prefetching: (domain: body.domain, account: body.account, includeShared: body.includeShared))
+        try ServiceLimits.requireLength(body.account, of: "account")
+        // Parsed once: the read done ahead parsed the same text.
+        let domain = try caller.prefetched?.domain ?? body.domain.map(parseDomain)
+        if body.includeShared == true && domain == nil {
+            throw APIError(
+                status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
+                message: "include_shared needs a domain: it adds the domains that share that one's sign-in")
         }
+        let matches = try await gated(.request) {
+            try await caller.facade.request(
+                domain: domain, account: body.account, includeShared: body.includeShared ?? false,
+                prefetched: caller.prefetched
+            ) { matches in
+                guard caller.token.consent == .ask else { return }
+                let servers = Set(
+                    matches.map { match in match.port.map { "\(match.server):\($0)" } ?? match.server })
+                guard
+                    try await askOwner(
+                        caller, operation: .release, domain: servers.sorted().joined(separator: ", "),
+                        account: matches.map(\.account).joined(separator: ", "))
+                else { throw Self.declinedError }
+            }
+        }
+        return .ok(
+            .init(
+                body: .json(
+                    matches.map {
+                        .init(
+                            server: $0.server, account: $0.account, password: $0.password.exposedString(),
+                            port: $0.port)
+                    })))
     }
 
     func saveCredential(_ input: Operations.SaveCredential.Input) async throws -> Operations.SaveCredential.Output {
         guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
-        return try await onEngineThreads {
-            let caller = try await authenticate(permission: .add, claimedApp: body.app)
-            try ServiceLimits.requireLength(body.account, of: "account")
-            try ServiceLimits.requireLength(body.password, of: "password")
-            let domain = try parseDomain(body.domain)
-            let password = SecureBytes(utf8: body.password)
-            let outcome = try await answeringPreview(confirmed: body.confirmed) {
-                try await gated(.save) {
-                    try await caller.facade.add(domain: domain, account: body.account, password: password) { change in
-                        try await confirm(change, caller: caller, confirmed: body.confirmed)
-                    }
+        let caller = try await authenticate(permission: .add, claimedApp: body.app)
+        try ServiceLimits.requireLength(body.account, of: "account")
+        try ServiceLimits.requireLength(body.password, of: "password")
+        let domain = try parseDomain(body.domain)
+        let password = SecureBytes(utf8: body.password)
+        let outcome = try await answeringPreview(confirmed: body.confirmed) {
+            try await gated(.save) {
+                try await caller.facade.add(domain: domain, account: body.account, password: password) { change in
+                    try await confirm(change, caller: caller, confirmed: body.confirmed)
                 }
             }
-            return .ok(.init(body: .json(outcome)))
         }
+        return .ok(.init(body: .json(outcome)))
     }
 
     func deleteCredential(
         _ input: Operations.DeleteCredential.Input
     ) async throws -> Operations.DeleteCredential.Output {
         guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
-        return try await onEngineThreads {
-            let caller = try await authenticate(permission: .delete, claimedApp: body.app)
-            try ServiceLimits.requireLength(body.account, of: "account")
-            let domain = try parseDomain(body.domain)
-            let outcome = try await answeringPreview(confirmed: body.confirmed) {
-                try await gated(.delete) {
-                    try await caller.facade.delete(domain: domain, account: body.account) { change in
-                        try await confirm(change, caller: caller, confirmed: body.confirmed)
-                    }
+        let caller = try await authenticate(permission: .delete, claimedApp: body.app)
+        try ServiceLimits.requireLength(body.account, of: "account")
+        let domain = try parseDomain(body.domain)
+        let outcome = try await answeringPreview(confirmed: body.confirmed) {
+            try await gated(.delete) {
+                try await caller.facade.delete(domain: domain, account: body.account) { change in
+                    try await confirm(change, caller: caller, confirmed: body.confirmed)
                 }
             }
-            return .ok(.init(body: .json(outcome)))
         }
+        return .ok(.init(body: .json(outcome)))
     }
 
     func generatePasswords(
         _ input: Operations.GeneratePasswords.Input
     ) async throws -> Operations.GeneratePasswords.Output {
         guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
-        return try await onEngineThreads {
-            let caller = try await authenticate(permission: .generate, claimedApp: body.app)
-            try ServiceLimits.requireLength(body.rules, of: "rules", minimum: 0)
-            let count = body.count ?? 1
-            guard (1...ServiceLimits.maximumGenerateCount).contains(count) else {
-                throw APIError(
-                    status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
-                    message: "count must be between 1 and \(ServiceLimits.maximumGenerateCount), not \(count)")
-            }
-            let style = try body.style.map { payload in
-                guard let style = PasswordStyle(rawValue: payload.rawValue) else {
-                    throw APIError(
-                        status: .internalServerError, code: "internal",
-                        message:
-                            "API/openapi.yaml names a style \"\(payload.rawValue)\" that the generator does not have")
-                }
-                return style
-            }
-            if style != nil && body.rules != nil {
-                throw APIError(
-                    status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
-                    message: "give either style or rules: the rules choose the style")
-            }
-            if style != nil && body.domain != nil {
-                throw APIError(
-                    status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
-                    message: "with a domain the site's rules choose the style; give rules to override them")
-            }
-            let rules = body.rules.map { PasswordRulesParser.parse($0).rules }
-            let domain = try body.domain.map(parseDomain)
-            let generator = try await gated(.generate) { () async throws -> PasswordGenerator in
-                if let domain { return try await caller.facade.passwordGenerator(for: domain, rules: rules) }
-                if let rules { return try PasswordGenerator(rules: rules) }
-                return PasswordGenerator(style: style ?? .strong)
-            }
-            return .ok(
-                .init(
-                    body: .json(
-                        (0..<count).map { _ in
-                            let generated = generator.next()
-                            return .init(
-                                password: generated.password, style: generated.style.rawValue,
-                                entropyBits: generated.entropyBits)
-                        })))
+        let caller = try await authenticate(permission: .generate, claimedApp: body.app)
+        try ServiceLimits.requireLength(body.rules, of: "rules", minimum: 0)
+        let count = body.count ?? 1
+        guard (1...ServiceLimits.maximumGenerateCount).contains(count) else {
+            throw APIError(
+                status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
+                message: "count must be between 1 and \(ServiceLimits.maximumGenerateCount), not \(count)")
         }
+        let style = try body.style.map { payload in
+            guard let style = PasswordStyle(rawValue: payload.rawValue) else {
+                throw APIError(
+                    status: .internalServerError, code: "internal",
+                    message:
+                        "API/openapi.yaml names a style \"\(payload.rawValue)\" that the generator does not have")
+            }
+            return style
+        }
+        if style != nil && body.rules != nil {
+            throw APIError(
+                status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
+                message: "give either style or rules: the rules choose the style")
+        }
+        if style != nil && body.domain != nil {
+            throw APIError(
+                status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
+                message: "with a domain the site's rules choose the style; give rules to override them")
+        }
+        let rules = body.rules.map { PasswordRulesParser.parse($0).rules }
+        let domain = try body.domain.map(parseDomain)
+        let generator = try await gated(.generate) { () async throws -> PasswordGenerator in
+            if let domain { return try await caller.facade.passwordGenerator(for: domain, rules: rules) }
+            if let rules { return try PasswordGenerator(rules: rules) }
+            return PasswordGenerator(style: style ?? .strong)
+        }
+        return .ok(
+            .init(
+                body: .json(
+                    (0..<count).map { _ in
+                        let generated = generator.next()
+                        return .init(
+                            password: generated.password, style: generated.style.rawValue,
+                            entropyBits: generated.entropyBits)
+                    })))
     }
 
     func associations(_ input: Operations.Associations.Input) async throws -> Operations.Associations.Output {
@@ -499,15 +491,6 @@ struct VaultAPI: APIProtocol {
     }
 
     // MARK: Helpers
-
-    /// Runs a gated handler's `body` as a task on the unlocked vault's engine threads
-    /// (``EngineThreads/inPlace(_:)``): the token check, the operation's reads and writes and its
-    /// audit entry then run on the thread the task is on, without a hand-off to another thread and
-    /// back for each.
-    func onEngineThreads<T>(_ body: () async throws -> T) async throws -> T {
-        guard let threads = holder.peekVault()?.storage.threads else { return try await body() }
-        return try await threads.inPlace(body)
-    }
 
     /// The peer's pid and uid for a log line about the owner's routes.
     private func peerMetadata(_ scope: RequestScope) -> Logger.Metadata {

@@ -38,19 +38,26 @@ public enum VaultService {
         let holder = VaultHolder(unlocked: vault, configuration: configuration.vault)
         defer { holder.lock() }
         if configuration.network.offline {
-            try await serve(holder: holder, verifier: nil, configuration: configuration, logger: logger, onListening)
+            try await serve(
+                holder: holder, threads: vault.storage.threads, verifier: nil, configuration: configuration,
+                logger: logger, onListening)
         } else {
             try await Verifier.withVerifier(options: configuration.network) { verifier in
                 try await serve(
-                    holder: holder, verifier: verifier, configuration: configuration, logger: logger, onListening)
+                    holder: holder, threads: vault.storage.threads, verifier: verifier, configuration: configuration,
+                    logger: logger, onListening)
             }
         }
         unlink(configuration.socketPath)
         logger.notice("stopped; vault closed and keys wiped")
     }
 
+    /// Serves until a shutdown signal. Both listeners' connections run on `threads`, the vault's
+    /// storage engine's (``OnEngineThreads``), which stay the same when the vault is locked and
+    /// unlocked again.
     private static func serve(
-        holder: VaultHolder, verifier: Verifier?, configuration: ServiceConfiguration, logger: Logger,
+        holder: VaultHolder, threads: EngineThreads, verifier: Verifier?, configuration: ServiceConfiguration,
+        logger: Logger,
         _ onListening: @escaping @Sendable () -> Void
     ) async throws {
         let metrics = ServiceMetrics()
@@ -72,36 +79,40 @@ public enum VaultService {
             idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds))
         let socketPath = configuration.socketPath
         let allowedUIDs = configuration.allowedUIDs
+        func onThreads(_ service: some Service) -> any Service { OnEngineThreads(wrapped: service, threads: threads) }
         var services: [any Service] = [
-            Application(
-                router: router, server: .http1(configuration: http),
-                configuration: .init(address: .unixDomainSocket(path: socketPath), serverName: nil, backlog: 4096),
-                onServerRunning: { _ in
-                    chmod(socketPath, 0o600)
-                    do {
-                        try SocketAccessList.grantSocket(socketPath, to: allowedUIDs)
-                    } catch {
-                        logger.error("\(error): the --allow-uid peers cannot connect")
-                    }
-                    logger.notice("listening", metadata: ["socket": "\(socketPath)"])
-                    onListening()
-                },
-                logger: logger)
+            onThreads(
+                Application(
+                    router: router, server: .http1(configuration: http),
+                    configuration: .init(address: .unixDomainSocket(path: socketPath), serverName: nil, backlog: 4096),
+                    onServerRunning: { _ in
+                        chmod(socketPath, 0o600)
+                        do {
+                            try SocketAccessList.grantSocket(socketPath, to: allowedUIDs)
+                        } catch {
+                            logger.error("\(error): the --allow-uid peers cannot connect")
+                        }
+                        logger.notice("listening", metadata: ["socket": "\(socketPath)"])
+                        onListening()
+                    },
+                    logger: logger))
         ]
         if let tcp = configuration.tcpListener {
-            let tls = try TLSConfiguration.makeServerConfiguration(
+            let tls = TLSConfiguration.makeServerConfiguration(
                 certificateChain: try NIOSSLCertificate.fromPEMFile(tcp.certificatePath).map { .certificate($0) },
                 privateKey: .privateKey(try NIOSSLPrivateKey(file: tcp.keyPath, format: .pem)))
             services.append(
-                Application(
-                    router: router, server: try .tls(.http1(configuration: http), tlsConfiguration: tls),
-                    configuration: .init(address: .hostname(tcp.host, port: tcp.port), serverName: nil, backlog: 4096),
-                    onServerRunning: { channel in
-                        logger.notice(
-                            "listening with TLS",
-                            metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
-                    },
-                    logger: logger))
+                onThreads(
+                    Application(
+                        router: router, server: try .tls(.http1(configuration: http), tlsConfiguration: tls),
+                        configuration: .init(
+                            address: .hostname(tcp.host, port: tcp.port), serverName: nil, backlog: 4096),
+                        onServerRunning: { channel in
+                            logger.notice(
+                                "listening with TLS",
+                                metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
+                        },
+                        logger: logger)))
         }
         if let verifier {
             services.append(

@@ -1,0 +1,19 @@
+import ServiceLifecycle
+import SharedWebCredentials
+
+/// Runs a listener's connections on the storage engine's threads.
+///
+/// Hummingbird runs each connection as a child task of its server's task, so a task executor
+/// preference set around the server reaches every connection. Their requests then run on the
+/// engine's threads from the start: the gated operations' transactions and audit entries run in
+/// place, and a request costs the thread wake-ups of a bare Hummingbird route (the event loop
+/// hands the request to one thread, which hands the answer back) instead of two more each way
+/// through Swift's cooperative threads. No database call ever runs on a cooperative thread.
+struct OnEngineThreads<Wrapped: Service>: Service {
+    let wrapped: Wrapped
+    let threads: EngineThreads
+
+    func run() async throws {
+        try await threads.inPlace { try await wrapped.run() }
+    }
+}
