@@ -112,7 +112,10 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds allowed for one AASA fetch.", valueName: "SECONDS"))
     var timeout: Int = 30
 
-    @Option(help: ArgumentHelp("Seconds a client may take to send a request body.", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a client may take to send a request, from its head to the end of its body; a later one is answered 408 and its connection closed.",
+            valueName: "SECONDS"))
     var bodyTimeout: Int = 10
 
     @Option(help: ArgumentHelp("Seconds before an idle connection is closed.", valueName: "SECONDS"))
