@@ -7,7 +7,7 @@ import Foundation
 
 /// An A/B run: the same request against several servers (the floor, two builds of
 /// `swcred serve` on copies of one vault, …), one client taking them in turn, then each under
-/// each count of keep-alive clients in `clientCounts`, 3 s each. Beside the times, what each server's process spent per request, read
+/// each count of keep-alive clients in `clientCounts`, 3 s each, and with 1,000 idle connections. Beside the times, what each server's process spent per request, read
 /// from /proc: CPU time and context switches (every thread's, voluntary and not). On these shared
 /// 2-core machines the switches and the ratios hold better than the times.
 func compareServers(
@@ -61,6 +61,18 @@ func compareServers(
             throughput.add(row)
         }
         print(throughput.markdown())
+        print()
+        var idle = Report(columns: [
+            "1,000 idle keep-alive connections", "resident memory before / after", "per connection",
+        ])
+        for target in targets {
+            let held = try idleConnections(target, request: request, count: 1_000)
+            idle.add([
+                target.name, "\(held.before / 1024) / \(held.after / 1024) MiB",
+                String(format: "%.1f KiB", Double(held.after - held.before) / 1_000),
+            ])
+        }
+        print(idle.markdown())
         print()
     }
 }
