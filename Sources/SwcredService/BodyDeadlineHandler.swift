@@ -43,6 +43,8 @@ final class BodyDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler 
             let loop = context.eventLoop.assumeIsolatedUnsafeUnchecked()
             deadline = loop.scheduleTask(deadline: unfinishedSince + timeout) { [weak self] in
                 guard let self, self.unfinishedSince != nil else { return }
+                // Once: the connection closes after the answer, whatever else of the body arrives.
+                self.unfinishedSince = nil
                 self.deadline = nil
                 context.fireErrorCaught(BodyDeadlineExpired())
             }
