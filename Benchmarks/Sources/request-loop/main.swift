@@ -5,6 +5,9 @@
 //
 // Usage: request-loop create DIRECTORY CREDENTIALS   (a vault with a key file, the app approved)
 //        request-loop run DIRECTORY REQUESTS
+//        request-loop run-domainless DIRECTORY REQUESTS  (a request without a domain: every one of
+//                                       the app's credentials, on a vault from create-domainless)
+//        request-loop create-domainless DIRECTORY CREDENTIALS  (all of them on the app's domain)
 import Foundation
 import SharedWebCredentials
 
@@ -13,14 +16,17 @@ let domain = "shop.example"
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[3]), count > 0 else {
     FileHandle.standardError.write(
-        Data("usage: request-loop create DIRECTORY CREDENTIALS | request-loop run DIRECTORY REQUESTS\n".utf8))
+        Data(
+            "usage: request-loop create|create-domainless DIRECTORY CREDENTIALS | request-loop run|run-domainless DIRECTORY REQUESTS\n"
+                .utf8))
     exit(64)
 }
 let path = arguments[2] + "/vault.sqlite"
 let keyPath = arguments[2] + "/vault.key"
 
 switch arguments[1] {
-case "create":
+case "create", "create-domainless":
+    let domainless = arguments[1] == "create-domainless"
     let vault = try Vault.create(at: path, protection: .newKeyFile(path: keyPath))
     let entry = "webcredentials:\(domain)"
     try vault.apps.register(app, entitlements: Entitlements(strings: [entry]), at: Date())
@@ -35,7 +41,7 @@ case "create":
         try batch.upsert(server: domain, account: "user7", password: SecureBytes(utf8: "pw-7-Xq7#vL9p"))
         for index in 1..<count {
             try batch.upsert(
-                server: "host\(index).example", account: "user\(index)@example.com",
+                server: domainless ? domain : "host\(index).example", account: "user\(index)@example.com",
                 password: SecureBytes(utf8: "pw-\(index)-Xq7#vL9p"))
         }
     }
@@ -46,6 +52,13 @@ case "run":
     for _ in 0..<count {
         let released = try await facade.request(domain: target, account: "user7")
         precondition(released.count == 1, "released \(released.count) credentials")
+    }
+case "run-domainless":
+    let vault = try Vault.open(at: path, secret: .key(try KeyFile.read(at: keyPath)))
+    let facade = SharedWebCredentials(app: app, vault: vault, verifier: nil)
+    for _ in 0..<count {
+        let released = try await facade.request()
+        precondition(released.count > 1, "released \(released.count) credentials")
     }
 default:
     FileHandle.standardError.write(Data("request-loop: unknown command \(arguments[1])\n".utf8))
