@@ -6,9 +6,10 @@ import SharedWebCredentials
 /// Hummingbird runs each connection as a child task of its server's task, so a task executor
 /// preference set around the server reaches every connection. Their requests then run on the
 /// engine's threads from the start: the gated operations' transactions and audit entries run in
-/// place, and a request costs the thread wake-ups of a bare Hummingbird route (the event loop
-/// hands the request to one thread, which hands the answer back) instead of two more each way
-/// through Swift's cooperative threads. No database call ever runs on a cooperative thread.
+/// place, and the event loop hands a request to one thread, which hands the answer back, as for a
+/// bare Hummingbird route, with no trip through Swift's cooperative threads in between (5.6
+/// context switches per request in `swcred serve`, 11.5 before; a bare route makes 3.4). No
+/// database call ever runs on a cooperative thread.
 struct OnEngineThreads<Wrapped: Service>: Service {
     let wrapped: Wrapped
     let threads: EngineThreads

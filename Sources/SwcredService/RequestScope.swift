@@ -33,9 +33,9 @@ struct RequestScope: Sendable {
 /// JSON only (415 otherwise, missing `Content-Type` included), at most 64 KiB (413), all of it
 /// within the body timeout (408, ``BodyDeadlineHandler``), so that a slow or huge body never ties
 /// up a handler; I-JSON only (400 `invalid-json` naming a member repeated in one object), so that
-/// no reader can take another of two same-named members than the gate did; and no null, which the document never
-/// allows (the generated decoder would read it as an absent member). Then it runs the route
-/// inside the request's ``RequestScope``.
+/// no reader can take another of two same-named members than the gate did; and no null, which the
+/// document never allows (the generated decoder would read it as an absent member). Then it runs
+/// the route inside the request's ``RequestScope``.
 struct RequestBodyMiddleware: RouterMiddleware {
     typealias Context = ServiceRequestContext
 
