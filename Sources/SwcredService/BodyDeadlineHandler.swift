@@ -32,8 +32,7 @@ final class BodyDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler 
             break
         case .end:
             unfinishedSince = nil
-            deadline?.cancel()
-            deadline = nil
+            cancelDeadline()
         }
         context.fireChannelRead(data)
     }
@@ -53,14 +52,17 @@ final class BodyDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
+        cancelDeadline()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        cancelDeadline()
+        context.fireChannelInactive()
+    }
+
+    private func cancelDeadline() {
         deadline?.cancel()
         deadline = nil
-        context.fireChannelInactive()
     }
 }
 

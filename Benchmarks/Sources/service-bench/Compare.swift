@@ -7,8 +7,9 @@ import Foundation
 
 /// An A/B run: the same request against several servers (the floor, two builds of
 /// `swcred serve` on copies of one vault, …), one client taking them in turn, then each under
-/// each count of keep-alive clients in `clientCounts`, 3 s each, and with 1,000 idle connections. Beside the times, what each server's process spent per request, read
-/// from /proc: CPU time and context switches (every thread's, voluntary and not). On these shared
+/// each count of keep-alive clients in `clientCounts`, 3 s each, and with 1,000 idle
+/// connections. Beside the times, what each server's process spent per request, read from
+/// /proc: CPU time and context switches (every thread's, voluntary and not). On these shared
 /// 2-core machines the switches and the ratios hold better than the times.
 func compareServers(
     _ targets: [Target], tokenFile: String, domain: String, rounds: Int, clientCounts: [Int]
