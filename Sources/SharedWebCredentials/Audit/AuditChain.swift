@@ -366,28 +366,36 @@ struct AuditSubject {
 
     /// Sealed under the record key, bound to the entry's sequence number.
     func sealed(sequence: Int64, keys: VaultKeys) throws -> [UInt8] {
+        let texts = [domain, account, app].map { ($0?.utf8.count ?? 0) + 5 }.reduce(0, +)
+        let releasedBytes = released.reduce(4) { $0 + 8 + $1.domain.utf8.count + $1.account.utf8.count }
         var plain: [UInt8] = []
-        func append(_ text: String) {
-            withUnsafeBytes(of: UInt32(text.utf8.count).littleEndian) { plain.append(contentsOf: $0) }
-            plain.append(contentsOf: text.utf8)
-        }
+        plain.reserveCapacity(texts + releasedBytes + (detail.map { $0.utf8.count + 5 } ?? 0))
         for optional in [domain, account, app] {
             plain.append(optional == nil ? 0 : 1)
-            append(optional ?? "")
+            Self.append(optional ?? "", to: &plain)
         }
         withUnsafeBytes(of: UInt32(released.count).littleEndian) { plain.append(contentsOf: $0) }
         for credential in released {
-            append(credential.domain)
-            append(credential.account)
+            Self.append(credential.domain, to: &plain)
+            Self.append(credential.account, to: &plain)
         }
         if let detail {
             plain.append(1)
-            append(detail)
+            Self.append(detail, to: &plain)
         }
         defer { plain.withUnsafeMutableBytes { if let base = $0.baseAddress { memset(base, 0, $0.count) } } }
         return AuthenticatedEncryption.seal(
             SecureBytes(copying: plain), key: keys.recordKey,
             associatedData: VaultKeys.auditAssociatedData(sequence: sequence))
+    }
+
+    /// Appends `text` as a u32 length and its UTF-8 bytes, copied from the string's own storage.
+    private static func append(_ text: String, to plain: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes in
+            withUnsafeBytes(of: UInt32(bytes.count).littleEndian) { plain.append(contentsOf: $0) }
+            plain.append(contentsOf: bytes)
+        }
     }
 
     /// Opens a sealed subject; nil if it fails authentication or does not decode.

@@ -8,6 +8,10 @@
 package protocol StoreReader {
     /// Runs one query and calls `body` with each row in turn, without holding them all.
     func forEachRow(_ sql: String, _ arguments: [StoreValue], _ body: (StoreRow) throws -> Void) throws
+
+    /// Runs one query and calls `body` with each row read in place (``StoreRowView``): the
+    /// engine's own bytes, valid only during that call. For queries that open many records.
+    func forEachRowInPlace(_ sql: String, _ arguments: [StoreValue], _ body: (any StoreRowView) throws -> Void) throws
 }
 
 /// A write transaction's view of the vault's tables.

@@ -101,7 +101,7 @@ enum CredentialPayload {
         }
 
         mutating func readText() -> String? {
-            readField().map { String(decoding: $0, as: UTF8.self) }
+            readField().map { $0.isEmpty ? "" : String(decoding: $0, as: UTF8.self) }
         }
 
         mutating func readField() -> UnsafeRawBufferPointer? {

@@ -44,25 +44,25 @@ public struct CredentialStore: Sendable {
         let serverIndex = keys.serverIndex(key)
         if let account {
             let accountIndex = keys.accountIndex(key, account: account)
-            try db.forEachRow(selectByServerAndAccount, [.blob(serverIndex), .blob(accountIndex)]) { row in
+            try db.forEachRowInPlace(selectByServerAndAccount, [.blob(serverIndex), .blob(accountIndex)]) { row in
                 found.append(try open(row, db: db, keys: keys, vault: vault, matching: serverIndex, accountIndex))
             }
         } else {
-            try db.forEachRow(selectByServer, [.blob(serverIndex)]) { row in
+            try db.forEachRowInPlace(selectByServer, [.blob(serverIndex)]) { row in
                 found.append(try open(row, db: db, keys: keys, vault: vault, matching: serverIndex))
             }
         }
-        return found.count > 1 ? found.sorted { $0.account < $1.account } : found
+        return CredentialOrder.sorted(found)
     }
 
     /// ``open(_:db:keys:vault:)`` for a row looked up by its indexes: the engine chose the row, and
     /// another server's row is just as authentic, so its own indexes, which its associated data
     /// binds, must be the ones asked for.
     private static func open(
-        _ row: StoreRow, db: any StoreReader, keys: VaultKeys, vault: Vault, matching serverIndex: [UInt8],
+        _ row: some StoreRowView, db: any StoreReader, keys: VaultKeys, vault: Vault, matching serverIndex: [UInt8],
         _ accountIndex: [UInt8]? = nil
     ) throws -> Credential {
-        guard row.blob(1) == serverIndex, accountIndex.map({ row.blob(2) == $0 }) ?? true else {
+        guard row.blob(1, equals: serverIndex), accountIndex.map({ row.blob(2, equals: $0) }) ?? true else {
             throw answeredWithAnother(vault)
         }
         return try open(row, db: db, keys: keys, vault: vault)
@@ -117,7 +117,7 @@ public struct CredentialStore: Sendable {
     public func all() throws -> [Credential] {
         var found: [Credential] = []
         try forEach { found.append($0) }
-        return found.sorted(by: Self.order)
+        return CredentialOrder.sorted(found)
     }
 
     /// The credentials of every server that one of `entries` could cover, found through the blind
@@ -146,16 +146,11 @@ public struct CredentialStore: Sendable {
         }
         var found: [Credential] = []
         for index in serverIndexes {
-            try db.forEachRow(selectByServer, [.blob(index)]) {
+            try db.forEachRowInPlace(selectByServer, [.blob(index)]) {
                 found.append(try open($0, db: db, keys: keys, vault: vault))
             }
         }
-        return found.sorted(by: order)
-    }
-
-    /// Server, then port (none first), then account.
-    static func order(_ lhs: Credential, _ rhs: Credential) -> Bool {
-        (lhs.server, lhs.port ?? 0, lhs.account) < (rhs.server, rhs.port ?? 0, rhs.account)
+        return CredentialOrder.sorted(found)
     }
 
     /// Calls `body` with every credential, in no particular order, inside one read transaction
@@ -163,7 +158,7 @@ public struct CredentialStore: Sendable {
     /// damaged record.
     public func forEach(_ body: (Credential) throws -> Void) throws {
         try vault.read { db, keys in
-            try db.forEachRow(Self.columns, []) { try body(try Self.open($0, db: db, keys: keys, vault: vault)) }
+            try db.forEachRowInPlace(Self.columns, []) { try body(try Self.open($0, db: db, keys: keys, vault: vault)) }
         }
     }
 
@@ -181,7 +176,7 @@ public struct CredentialStore: Sendable {
     static func verify(_ db: any StoreReader, keys: VaultKeys) throws -> (checked: Int, damaged: Int) {
         var checked = 0
         var damaged = 0
-        try db.forEachRow(Self.columns, []) { row in
+        try db.forEachRowInPlace(Self.columns, []) { row in
             checked += 1
             if Self.openIfAuthentic(row, keys: keys) == nil { damaged += 1 }
         }
@@ -191,7 +186,8 @@ public struct CredentialStore: Sendable {
     // MARK: Records
 
     /// Opens one `credentials` row, or throws the integrity error for it.
-    static func open(_ row: StoreRow, db: any StoreReader, keys: VaultKeys, vault: Vault) throws -> Credential {
+    static func open(_ row: some StoreRowView, db: any StoreReader, keys: VaultKeys, vault: Vault) throws -> Credential
+    {
         guard let credential = openIfAuthentic(row, keys: keys) else {
             throw vault.recordFailure(db, keys: keys, what: "A credential")
         }
@@ -209,16 +205,21 @@ public struct CredentialStore: Sendable {
 
     /// Opens one `credentials` row (columns as in ``columns``); nil if it fails authentication
     /// or does not decode.
-    static func openIfAuthentic(_ row: StoreRow, keys: VaultKeys) -> Credential? {
-        guard let id = row.blob(0), let serverIndex = row.blob(1), let accountIndex = row.blob(2),
-            let sealed = row.blob(3), let version = row.integer(4)
-        else { return nil }
-        let associatedData = VaultKeys.credentialAssociatedData(
-            id: id, serverIndex: serverIndex, accountIndex: accountIndex, version: version)
-        let payload = sealed.withUnsafeBytes {
+    static func openIfAuthentic(_ row: some StoreRowView, keys: VaultKeys) -> Credential? {
+        guard let version = row.integer(4) else { return nil }
+        let associatedData = row.withBlob(0) { id in
+            row.withBlob(1) { serverIndex in
+                row.withBlob(2) { accountIndex in
+                    VaultKeys.credentialAssociatedData(
+                        id: id, serverIndex: serverIndex, accountIndex: accountIndex, version: version)
+                }
+            }
+        }
+        guard let associatedData = associatedData.flatMap({ $0 }).flatMap({ $0 }) else { return nil }
+        let payload = row.withBlob(3) {
             AuthenticatedEncryption.open($0, key: keys.recordKey, associatedData: associatedData)
         }
-        return payload.flatMap(CredentialPayload.decode)
+        return payload.flatMap { $0 }.flatMap(CredentialPayload.decode)
     }
 
     /// Seals a credential for row `id` at `version` and writes it: insert or replace, or with

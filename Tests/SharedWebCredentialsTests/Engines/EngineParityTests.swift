@@ -70,6 +70,25 @@ struct EngineParityTests {
         #expect(report.credentialsChecked == 3)
     }
 
+    @Test("credential rows read in place are the rows read as values", arguments: StorageEngine.allCases)
+    func rowsInPlace(engine: StorageEngine) throws {
+        let directory = try TemporaryDirectory()
+        let vault = try create(try engine.freshStore(in: directory))
+        try vault.credentials.upsert(server: "example.com", account: "alice", password: SecureBytes(utf8: "one"))
+        try vault.credentials.upsert(server: "example.com", account: "bob", password: SecureBytes(utf8: "two"))
+        let (copied, inPlace) = try vault.storage.read { db in
+            var inPlace: [[StoreValue]] = []
+            try db.forEachRowInPlace(CredentialStore.columns, []) { row in
+                let blobs = (0..<4).map { index in row.withBlob(index) { StoreValue.blob(Array($0)) } ?? .null }
+                inPlace.append(blobs + [row.integer(4).map(StoreValue.integer) ?? .null])
+                #expect(row.integer(0) == nil && row.withBlob(4, { _ in true }) == nil)
+            }
+            return (try db.rows(CredentialStore.columns).map(\.values), inPlace)
+        }
+        #expect(copied.count == 2)
+        #expect(inPlace == copied)
+    }
+
     @Test("apps, verdicts and tokens through the gate; the audit chain verifies", arguments: StorageEngine.allCases)
     func gateAndAudit(engine: StorageEngine) async throws {
         let directory = try TemporaryDirectory()

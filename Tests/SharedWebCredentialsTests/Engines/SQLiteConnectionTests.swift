@@ -41,6 +41,21 @@ struct SQLiteConnectionTests {
         }
     }
 
+    @Test("a row read in place: an empty blob is a blob, NULL, text and integers are not blobs")
+    func rowInPlace() throws {
+        let values: [StoreValue] = [.blob([]), .null, .text("x"), .integer(7), .blob([1, 2, 3])]
+        let read = try vault.storage.read { db in
+            var rows: [(blobs: [[UInt8]?], integers: [Int64?])] = []
+            try db.forEachRowInPlace("SELECT ?, ?, ?, ?, ?", values) { row in
+                rows.append(((0..<5).map { row.withBlob($0) { Array($0) } }, (0..<5).map { row.integer($0) }))
+            }
+            return rows
+        }
+        #expect(read.count == 1)
+        #expect(read.first?.blobs == [[], nil, nil, nil, [1, 2, 3]])
+        #expect(read.first?.integers == [nil, nil, nil, 7, nil])
+    }
+
     @Test("a statement keeps no copy of the values bound to it once it has run")
     func bindingsDropped() throws {
         let sql = "SELECT length(?) AS bound"

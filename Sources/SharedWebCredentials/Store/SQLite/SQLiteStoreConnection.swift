@@ -17,12 +17,23 @@ struct SQLiteStoreConnection: StoreWriter {
         let statement = try bound(sql, arguments)
         defer { Self.release(statement) }
         let columns = sqlite3_column_count(statement)
+        // One array for every row's values, emptied for the next: a row the body keeps is
+        // copied on that write, a row it does not keep costs no allocation of its own.
+        var values: [StoreValue] = []
+        values.reserveCapacity(Int(columns))
         while try step(statement, sql) {
-            var values: [StoreValue] = []
-            values.reserveCapacity(Int(columns))
+            values.removeAll(keepingCapacity: true)
             for index in 0..<columns { values.append(Self.column(index, of: statement)) }
             try body(StoreRow(values))
         }
+    }
+
+    func forEachRowInPlace(
+        _ sql: String, _ arguments: [StoreValue], _ body: (any StoreRowView) throws -> Void
+    ) throws {
+        let statement = try bound(sql, arguments)
+        defer { Self.release(statement) }
+        while try step(statement, sql) { try body(SQLiteRowView(statement: statement)) }
     }
 
     @discardableResult
@@ -125,4 +136,24 @@ struct SQLiteStoreConnection: StoreWriter {
 
     /// SQLite's `SQLITE_TRANSIENT`: copy the bytes before the call returns.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}
+
+/// The current row of a stepped statement, read in place: SQLite's bytes, valid until the
+/// statement steps again or is reset.
+private struct SQLiteRowView: StoreRowView {
+    let statement: SQLiteStatement
+
+    func integer(_ index: Int) -> Int64? {
+        let column = Int32(index)
+        guard sqlite3_column_type(statement, column) == SQLITE_INTEGER else { return nil }
+        return sqlite3_column_int64(statement, column)
+    }
+
+    func withBlob<Result>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result? {
+        let column = Int32(index)
+        guard sqlite3_column_type(statement, column) == SQLITE_BLOB else { return nil }
+        let bytes = sqlite3_column_blob(statement, column)
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return try body(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
 }
