@@ -14,6 +14,12 @@ enum AuthenticatedEncryption {
 
     /// Encrypts `plaintext` with a fresh random nonce and returns the sealed box.
     static func seal(_ plaintext: SecureBytes, key: SecureBytes, associatedData: [UInt8]) -> [UInt8] {
+        plaintext.withUnsafeBytes { seal($0, key: key, associatedData: associatedData) }
+    }
+
+    /// Encrypts bytes the caller holds (and zeroes afterwards) where they are, without a locked
+    /// copy: for a plaintext that was never in locked memory, such as an audit entry's subject.
+    static func seal(_ plaintext: UnsafeRawBufferPointer, key: SecureBytes, associatedData: [UInt8]) -> [UInt8] {
         precondition(key.count == keyLength, "AEAD key must be \(keyLength) bytes")
         Sodium.ensureInitialized()
         var box = [UInt8](repeating: 0, count: nonceLength + plaintext.count + tagLength)
@@ -21,16 +27,14 @@ enum AuthenticatedEncryption {
             let nonce = out.baseAddress!
             randombytes_buf(nonce, nonceLength)
             var written: UInt64 = 0
-            let status = plaintext.withUnsafeBytes { message in
-                key.withUnsafeBytes { keyBytes in
-                    associatedData.withUnsafeBufferPointer { ad in
-                        crypto_aead_xchacha20poly1305_ietf_encrypt(
-                            nonce + nonceLength, &written,
-                            message.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(message.count),
-                            ad.baseAddress, UInt64(ad.count),
-                            nil, nonce,
-                            keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
-                    }
+            let status = key.withUnsafeBytes { keyBytes in
+                associatedData.withUnsafeBufferPointer { ad in
+                    crypto_aead_xchacha20poly1305_ietf_encrypt(
+                        nonce + nonceLength, &written,
+                        plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count),
+                        ad.baseAddress, UInt64(ad.count),
+                        nil, nonce,
+                        keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
                 }
             }
             precondition(status == 0 && Int(written) == plaintext.count + tagLength, "AEAD encryption failed")
