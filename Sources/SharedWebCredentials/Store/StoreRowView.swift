@@ -4,7 +4,7 @@
 /// For queries that open many records in a row (a request without a domain opens every one of
 /// the app's credentials; export and integrity checks open them all): copying each row's blobs
 /// into a ``StoreRow`` of arrays cost four allocations, four copies and four releases a record,
-/// a tenth of such a request's instructions. A view is valid only inside the
+/// 8% of such a request's instructions. A view is valid only inside the
 /// ``StoreReader/forEachRowInPlace(_:_:_:)`` body that received it: never keep one.
 package protocol StoreRowView {
     /// Column `index` as an integer, or nil when it is NULL or of another class.

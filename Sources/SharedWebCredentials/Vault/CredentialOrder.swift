@@ -23,7 +23,7 @@ enum CredentialOrder {
     }
 
     /// Whether `lhs`'s (server, port) comes before `rhs`'s.
-    static func serverPrecedes(_ lhs: Credential, _ rhs: Credential) -> Bool {
+    private static func serverPrecedes(_ lhs: Credential, _ rhs: Credential) -> Bool {
         (lhs.server, lhs.port ?? 0) < (rhs.server, rhs.port ?? 0)
     }
 
