@@ -39,6 +39,19 @@ struct CryptoTests {
         #expect(try #require(AuthenticatedEncryption.open(box, key: key, associatedData: [])).isEmpty)
     }
 
+    @Test("secure bytes copy contiguous and non-contiguous collections alike")
+    func copyingCollections() {
+        let expected: [UInt8] = [1, 2, 3, 250, 0, 7]
+        let padded: [UInt8] = [9] + expected + [9]
+        // An array and a slice of one are contiguous; a lazy map and a reversed view are not.
+        let copies = [
+            SecureBytes(copying: expected), SecureBytes(copying: padded[1...6]),
+            SecureBytes(copying: expected.lazy.map { $0 }), SecureBytes(copying: expected.reversed().reversed()),
+        ]
+        for copy in copies { #expect(copy.withUnsafeBytes { Array($0) } == expected) }
+        #expect(SecureBytes(utf8: "pässe").withUnsafeBytes { Array($0) } == Array("pässe".utf8))
+    }
+
     @Test("Argon2id is deterministic for one salt and differs by passphrase, salt and parameters")
     func argon2id() throws {
         let salt = [UInt8](repeating: 1, count: PasswordHashing.saltLength)
