@@ -41,6 +41,58 @@ public struct ApplicationIdentifier: Hashable, Sendable, CustomStringConvertible
     /// Parses and validates an application identifier (`TEAMID1234.bundle.id`) or an Android app
     /// (`android:package.name`); the error names the rule that was broken.
     public init(_ text: String) throws {
+        if let (prefix, bundle) = Self.wellFormedApple(text) {
+            self.init(apple: prefix, bundleIdentifier: bundle)
+            return
+        }
+        try self.init(validating: text)
+    }
+
+    private init(apple prefix: String, bundleIdentifier: String) {
+        platform = .apple
+        self.prefix = prefix
+        self.bundleIdentifier = bundleIdentifier
+    }
+
+    /// The prefix and bundle ID of a well-formed Apple application identifier, found in one pass
+    /// over its bytes: ten upper-case ASCII letters or digits, a dot, then ASCII letters, digits,
+    /// hyphens and dots with no empty component. Nil for anything else, which
+    /// ``init(validating:)`` decides; for what this accepts, that makes the same identifier.
+    /// Identifiers are parsed from stored rows on the service's hot path.
+    private static func wellFormedApple(_ text: String) -> (prefix: String, bundle: String)? {
+        var text = text
+        return text.withUTF8 { bytes -> (String, String)? in
+            guard bytes.count >= 12, bytes[10] == UInt8(ascii: ".") else { return nil }
+            for byte in bytes[..<10] {
+                guard
+                    (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                else { return nil }
+            }
+            var previous = UInt8(ascii: ".")
+            for byte in bytes[11...] {
+                switch byte {
+                case UInt8(ascii: "."):
+                    guard previous != UInt8(ascii: ".") else { return nil }
+                case UInt8(ascii: "-"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    break
+                default:
+                    return nil
+                }
+                previous = byte
+            }
+            guard previous != UInt8(ascii: ".") else { return nil }
+            return (
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[..<10]), as: UTF8.self),
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[11...]), as: UTF8.self)
+            )
+        }
+    }
+
+    /// ``init(_:)`` for any text, every rule checked in turn, so that the error names the first
+    /// rule broken.
+    package init(validating text: String) throws {
         if text.hasPrefix(Self.androidScheme) {
             bundleIdentifier = try AndroidPackageName.validate(String(text.dropFirst(Self.androidScheme.count)))
             prefix = ""

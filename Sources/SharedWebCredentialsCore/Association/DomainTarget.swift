@@ -18,6 +18,11 @@ public struct DomainTarget: Hashable, Sendable, CustomStringConvertible, Compara
     /// entitlement entry or AASA host can name one, so the gate never approves an app for it, but
     /// the owner may keep credentials for it, as browsers do.
     public init(_ text: String, allowDeveloperHosts: Bool = false, allowSingleLabel: Bool = false) throws {
+        // A plain domain name has no port, no brackets and needs no message context.
+        if let host = HostName.plainDomain(text) {
+            self.init(normalizedHost: host, port: nil)
+            return
+        }
         let context = "domain \"\(text)\""
         var hostPart = Substring(text)
         var port: Int?
