@@ -14,6 +14,39 @@ import Testing
 struct RecordBindingTests {
     typealias Support = VaultTestSupport
 
+    @Test("a credential's associated data is the format-3 layout, byte for byte, whichever way it is built")
+    func associatedDataLayout() {
+        // "swcred/credential", a zero byte, the format (little-endian UInt32), then the id, the
+        // server index, the account index and the version, each after its length (UInt32).
+        let id: [UInt8] = [0xA1, 0xA2]
+        let serverIndex: [UInt8] = [0xB1]
+        let accountIndex: [UInt8] = [0xC1, 0xC2, 0xC3]
+        let expected: [UInt8] =
+            Array("swcred/credential".utf8) + [0, 3, 0, 0, 0] + [2, 0, 0, 0, 0xA1, 0xA2] + [1, 0, 0, 0, 0xB1]
+            + [3, 0, 0, 0, 0xC1, 0xC2, 0xC3] + [8, 0, 0, 0, 0x07, 0x01, 0, 0, 0, 0, 0, 0x80]
+        let version: Int64 = -0x7FFF_FFFF_FFFF_FEF9
+        #expect(VaultKeys.formatVersion == 3)
+        #expect(
+            VaultKeys.credentialAssociatedData(
+                id: id, serverIndex: serverIndex, accountIndex: accountIndex, version: version)
+                == expected)
+        let inPlace = id.withUnsafeBytes { id in
+            serverIndex.withUnsafeBytes { serverIndex in
+                accountIndex.withUnsafeBytes { accountIndex in
+                    VaultKeys.withCredentialAssociatedData(
+                        id: id, serverIndex: serverIndex, accountIndex: accountIndex, version: version
+                    ) { Array($0) }
+                }
+            }
+        }
+        #expect(inPlace == expected)
+        // An empty part is its length alone.
+        #expect(
+            VaultKeys.credentialAssociatedData(id: [], serverIndex: [], accountIndex: [], version: 0, format: 2)
+                == Array("swcred/credential".utf8) + [0, 2, 0, 0, 0] + [0, 0, 0, 0] + [0, 0, 0, 0] + [0, 0, 0, 0]
+                + [8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
+    }
+
     /// A vault with alice and bob on `first.example` and carol on `second.example`.
     private func makeVault(_ directory: TemporaryDirectory) throws -> String {
         let vault = try Support.makeVault(in: directory)

@@ -44,6 +44,13 @@ enum AuthenticatedEncryption {
 
     /// Opens a sealed box. Returns nil when the box, key or associated data do not match.
     static func open(_ box: UnsafeRawBufferPointer, key: SecureBytes, associatedData: [UInt8]) -> SecureBytes? {
+        associatedData.withUnsafeBytes { open(box, key: key, associatedData: $0) }
+    }
+
+    /// Opens a sealed box with associated data the caller holds in place.
+    static func open(
+        _ box: UnsafeRawBufferPointer, key: SecureBytes, associatedData: UnsafeRawBufferPointer
+    ) -> SecureBytes? {
         precondition(key.count == keyLength, "AEAD key must be \(keyLength) bytes")
         Sodium.ensureInitialized()
         guard box.count >= nonceLength + tagLength, let base = box.baseAddress else { return nil }
@@ -53,15 +60,13 @@ enum AuthenticatedEncryption {
         return try? SecureBytes(count: plaintextLength) { output in
             var written: UInt64 = 0
             let status = key.withUnsafeBytes { keyBytes in
-                associatedData.withUnsafeBufferPointer { ad in
-                    crypto_aead_xchacha20poly1305_ietf_decrypt(
-                        output.baseAddress?.assumingMemoryBound(to: UInt8.self), &written,
-                        nil,
-                        input + nonceLength, UInt64(box.count - nonceLength),
-                        ad.baseAddress, UInt64(ad.count),
-                        input,
-                        keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
-                }
+                crypto_aead_xchacha20poly1305_ietf_decrypt(
+                    output.baseAddress?.assumingMemoryBound(to: UInt8.self), &written,
+                    nil,
+                    input + nonceLength, UInt64(box.count - nonceLength),
+                    associatedData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(associatedData.count),
+                    input,
+                    keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
             guard status == 0 else { throw AuthenticationFailed() }
         }

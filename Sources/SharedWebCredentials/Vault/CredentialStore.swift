@@ -207,19 +207,22 @@ public struct CredentialStore: Sendable {
     /// or does not decode.
     static func openIfAuthentic(_ row: some StoreRowView, keys: VaultKeys) -> Credential? {
         guard let version = row.integer(4) else { return nil }
-        let associatedData = row.withBlob(0) { id in
-            row.withBlob(1) { serverIndex in
-                row.withBlob(2) { accountIndex in
-                    VaultKeys.credentialAssociatedData(
-                        id: id, serverIndex: serverIndex, accountIndex: accountIndex, version: version)
-                }
-            }
-        }
-        guard let associatedData = associatedData.flatMap({ $0 }).flatMap({ $0 }) else { return nil }
-        let payload = row.withBlob(3) {
-            AuthenticatedEncryption.open($0, key: keys.recordKey, associatedData: associatedData)
-        }
-        return payload.flatMap { $0 }.flatMap(CredentialPayload.decode)
+        // Each `?? nil` flattens one `withBlob`'s optional: nil when a column is not a blob.
+        let payload: SecureBytes? =
+            row.withBlob(0) { id in
+                row.withBlob(1) { serverIndex in
+                    row.withBlob(2) { accountIndex in
+                        VaultKeys.withCredentialAssociatedData(
+                            id: id, serverIndex: serverIndex, accountIndex: accountIndex, version: version
+                        ) { associatedData in
+                            row.withBlob(3) {
+                                AuthenticatedEncryption.open($0, key: keys.recordKey, associatedData: associatedData)
+                            } ?? nil
+                        }
+                    } ?? nil
+                } ?? nil
+            } ?? nil
+        return payload.flatMap(CredentialPayload.decode)
     }
 
     /// Seals a credential for row `id` at `version` and writes it: insert or replace, or with

@@ -108,12 +108,57 @@ final class VaultKeys: Sendable {
         id: some Collection<UInt8>, serverIndex: some Collection<UInt8>, accountIndex: some Collection<UInt8>,
         version: Int64, format: UInt32 = VaultKeys.formatVersion
     ) -> [UInt8] {
-        var data = associatedDataHeader(label: "swcred/credential", format: format, capacity: 4 * 4 + 16 + 72)
-        appendPart(id, to: &data)
-        appendPart(serverIndex, to: &data)
-        appendPart(accountIndex, to: &data)
-        withUnsafeBytes(of: version.littleEndian) { appendPart($0, to: &data) }
-        return data
+        Array(id).withUnsafeBytes { id in
+            Array(serverIndex).withUnsafeBytes { serverIndex in
+                Array(accountIndex).withUnsafeBytes { accountIndex in
+                    withCredentialAssociatedData(
+                        id: id, serverIndex: serverIndex, accountIndex: accountIndex, version: version, format: format
+                    ) { Array($0) }
+                }
+            }
+        }
+    }
+
+    /// ``credentialAssociatedData(id:serverIndex:accountIndex:version:format:)`` written into a
+    /// buffer on the stack and lent to `body`: opening every credential of a request without a
+    /// domain made an array for each (1.5 M of 19.2 M instructions for 1,000 credentials).
+    static func withCredentialAssociatedData<Result>(
+        id: UnsafeRawBufferPointer, serverIndex: UnsafeRawBufferPointer, accountIndex: UnsafeRawBufferPointer,
+        version: Int64, format: UInt32 = VaultKeys.formatVersion, _ body: (UnsafeRawBufferPointer) -> Result
+    ) -> Result {
+        let label: StaticString = "swcred/credential"
+        let count = label.utf8CodeUnitCount + 1 + 4 + 4 * 4 + id.count + serverIndex.count + accountIndex.count + 8
+        return withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { buffer in
+            var cursor = buffer.baseAddress!
+            put(UnsafeRawBufferPointer(start: label.utf8Start, count: label.utf8CodeUnitCount), at: &cursor)
+            put(UInt8(0), at: &cursor)
+            put(format.littleEndian, at: &cursor)
+            putPart(id, at: &cursor)
+            putPart(serverIndex, at: &cursor)
+            putPart(accountIndex, at: &cursor)
+            put(UInt32(8).littleEndian, at: &cursor)
+            put(version.littleEndian, at: &cursor)
+            precondition(cursor == buffer.baseAddress! + count)
+            return body(UnsafeRawBufferPointer(buffer))
+        }
+    }
+
+    /// Copies `bytes` to `cursor` and moves it past them.
+    private static func put(_ bytes: UnsafeRawBufferPointer, at cursor: inout UnsafeMutableRawPointer) {
+        if let base = bytes.baseAddress { cursor.copyMemory(from: base, byteCount: bytes.count) }
+        cursor += bytes.count
+    }
+
+    /// Stores `value`'s bytes at `cursor`, unaligned, and moves it past them.
+    private static func put<Value: FixedWidthInteger>(_ value: Value, at cursor: inout UnsafeMutableRawPointer) {
+        cursor.storeBytes(of: value, as: Value.self)
+        cursor += MemoryLayout<Value>.size
+    }
+
+    /// One length-prefixed part, as ``appendPart(_:to:)`` appends it to an array.
+    private static func putPart(_ bytes: UnsafeRawBufferPointer, at cursor: inout UnsafeMutableRawPointer) {
+        put(UInt32(bytes.count).littleEndian, at: &cursor)
+        put(bytes, at: &cursor)
     }
 
     /// Binds a sealed passkey to its row id, both indexes, its version and the format version,

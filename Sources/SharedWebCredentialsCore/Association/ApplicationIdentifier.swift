@@ -57,7 +57,7 @@ public struct ApplicationIdentifier: Hashable, Sendable, CustomStringConvertible
     /// The prefix and bundle ID of a well-formed Apple application identifier, found in one pass
     /// over its bytes: ten upper-case ASCII letters or digits, a dot, then ASCII letters, digits,
     /// hyphens and dots with no empty component. Nil for anything else, which
-    /// ``init(validating:)`` decides; for what this accepts, that makes the same identifier.
+    /// ``validated(_:)`` decides; for what this accepts, that makes the same identifier.
     /// Identifiers are parsed from stored rows on the service's hot path.
     private static func wellFormedApple(_ text: String) -> (prefix: String, bundle: String)? {
         var text = text
@@ -91,8 +91,12 @@ public struct ApplicationIdentifier: Hashable, Sendable, CustomStringConvertible
     }
 
     /// ``init(_:)`` for any text, every rule checked in turn, so that the error names the first
-    /// rule broken.
-    package init(validating text: String) throws {
+    /// rule broken (without the one-pass shortcut, so that tests can compare the two).
+    package static func validated(_ text: String) throws -> ApplicationIdentifier {
+        try ApplicationIdentifier(validating: text)
+    }
+
+    private init(validating text: String) throws {
         if text.hasPrefix(Self.androidScheme) {
             bundleIdentifier = try AndroidPackageName.validate(String(text.dropFirst(Self.androidScheme.count)))
             prefix = ""

@@ -55,7 +55,7 @@ struct PlainInputParsingTests {
         var accepted = 0
         for text in texts {
             let fast = Self.outcome { try ApplicationIdentifier(text) }
-            let validated = Self.outcome { try ApplicationIdentifier(validating: text) }
+            let validated = Self.outcome { try ApplicationIdentifier.validated(text) }
             #expect(fast == validated, "\(text.debugDescription)")
             if !fast.hasPrefix("error") { accepted += 1 }
         }
