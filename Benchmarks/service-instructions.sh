@@ -10,41 +10,8 @@ set -euo pipefail
 bin="$1"
 requests="${2:-500}"
 here="$(cd "$(dirname "$0")" && pwd)"
-work="$(mktemp -d -t swcred-service-instructions.XXXXXX)"
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-app=ABCDE12345.com.example.bench
-domain=shop.example
-cd "$work"
-
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj "/CN=bench CA" \
-    -keyout ca.key -out ca.pem 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$domain" -keyout site.key -out site.csr \
-    2>/dev/null
-printf 'subjectAltName=DNS:%s,IP:127.0.0.1\n' "$domain" >san.ext
-openssl x509 -req -in site.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 1 -extfile san.ext -out site.pem \
-    2>/dev/null
-mkdir -p "www/$domain/.well-known"
-printf '{"webcredentials": {"apps": ["%s"]}}\n' "$app" >"www/$domain/.well-known/apple-app-site-association"
-python3 "$here/../Scripts/demo-https-server.py" www site.pem site.key >site.port 2>site.log &
-pids+=($!)
-for _ in $(seq 50); do [ -s site.port ] && break; sleep 0.1; done
-net=(--ca-file "$work/ca.pem" --connect-to "$domain:443:127.0.0.1:$(cat site.port)")
-
-export SWCRED_VAULT="$work/vault.sqlite"
-export SWCRED_PASSPHRASE="service benchmark passphrase, never a real one"
-"$bin/swcred" init >/dev/null 2>&1
-"$bin/swcred" app add "$app" --domain "webcredentials:$domain" >/dev/null
-"$bin/swcred" verify "$app" "${net[@]}" >/dev/null
-printf 'Xq7-vL9p-Rt2w-Kd4m-Zs8b' |
-    "$bin/swcred" add --app "$app" --domain "$domain" --account bench@example.com --password-stdin --yes "${net[@]}" \
-        2>/dev/null
-"$bin/service-bench" fill "$SWCRED_VAULT" 100000 >/dev/null
-(umask 077 && "$bin/swcred" app token create "$app" --allow request >token 2>/dev/null)
+# shellcheck source=Benchmarks/service-setup.sh
+source "$here/service-setup.sh"
 
 # Symbols stay (callgrind names functions), DWARF goes: valgrind 3.19 cannot read Swift's DWARF 5.
 strip --strip-debug -o swcred-serve "$bin/swcred-serve"
