@@ -37,5 +37,5 @@ export SWCRED_PASSPHRASE="service benchmark passphrase, never a real one"
 printf 'Xq7-vL9p-Rt2w-Kd4m-Zs8b' |
     "$bin/swcred" add --app "$app" --domain "$domain" --account bench@example.com --password-stdin --yes "${net[@]}" \
         2>/dev/null
-"$bin/service-bench" fill "$SWCRED_VAULT" 100000 >&2
+"$bin/service-bench" fill "$SWCRED_VAULT" 100000
 (umask 077 && "$bin/swcred" app token create "$app" --allow request >token 2>/dev/null)
