@@ -254,112 +254,6 @@ public struct SharedWebCredentials: Sendable {
         return matches
     }
 
-    /// Adds, updates or deletes a credential (`SecAddSharedWebCredential`).
-    ///
-    /// After the gate: no credential and a password adds; the same password changes nothing and
-    /// asks nobody; a different password updates; no password (`nil`) deletes; no credential and
-    /// no password is a success with nothing to do. Every real change is put to `confirm` first.
-    ///
-    /// - Parameters:
-    ///   - password: the new password, or `nil` to delete.
-    ///   - confirm: asked before the change is made; returning `false` cancels it.
-    /// - Throws: `invalidInput` for an empty account or password or one longer than
-    ///   ``Credential/maximumFieldBytes``, the gate's errors, `neverSave`
-    ///   when the owner marked the host "never save", `declined` when `confirm` says no, or the
-    ///   error of the audit entry (then nothing is changed: the change and its entry are one
-    ///   transaction).
-    @discardableResult
-    public func add(
-        domain: DomainTarget, account: String, password: SecureBytes?,
-        confirm: (CredentialChange) async throws -> Bool
-    ) async throws -> CredentialChangeOutcome {
-        try await audited(password == nil ? .delete : .add, domain: domain, account: account) {
-            try await change(domain: domain, account: account, password: password, confirm: confirm)
-        }
-    }
-
-    private func change(
-        domain: DomainTarget, account: String, password: SecureBytes?,
-        confirm: (CredentialChange) async throws -> Bool
-    ) async throws -> CredentialChangeOutcome {
-        guard !account.isEmpty else {
-            throw SharedWebCredentialsError(.invalidInput, "the account name is empty; give the account to save")
-        }
-        if let password, password.isEmpty {
-            throw SharedWebCredentialsError(.invalidInput, "the password is empty; nothing was saved")
-        }
-        if let password { try Credential.checkFieldSizes(account: account, password: password, details: .none) }
-        let registered = try await registeredApp()
-        _ = try await gate.authorize(app: registered, domain: domain)
-        let key = try CredentialKey(server: domain.host, port: domain.port)
-        // Compare and swap: the change is decided (and confirmed) on the credential as read here,
-        // and written only if it is still at that version when the write transaction starts;
-        // otherwise it is decided again on the new version, so no change is lost or misnamed.
-        for _ in 0..<Self.changeAttempts {
-            let (existing, version) = try await vault.read { [vault] db, keys in
-                if password != nil, try NeverSaveStore.contains(db, index: keys.hostIndex(domain.host)) {
-                    throw SharedWebCredentialsError(
-                        .neverSave,
-                        "Item already exists for this server: the vault owner chose never to save passwords for \(domain.host) (clear it with `swcred never-save \(domain.host) --clear`)"
-                    )
-                }
-                return try CredentialStore.findWithVersion(key, account: account, db: db, keys: keys, vault: vault)
-            }
-            let kind: CredentialChange.Kind
-            switch (existing, password) {
-            case (nil, nil):
-                try await vault.audit.append(
-                    event(.delete, domain: domain, account: account, detail: Self.nothingToDeleteDetail))
-                return .nothingToDelete
-            case (.some, nil): kind = .delete
-            case (nil, .some): kind = .add
-            case (.some(let saved), .some(let new)):
-                if saved.password.isEqual(to: new) {
-                    try await vault.audit.append(
-                        event(.update, domain: domain, account: account, detail: Self.unchangedDetail))
-                    return .unchanged
-                }
-                kind = .update
-            }
-            let operation: AuditOperation = kind == .add ? .add : kind == .update ? .update : .delete
-            guard try await confirm(CredentialChange(kind: kind, domain: domain, account: account)) else {
-                throw AuditedRefusal(
-                    operation: operation, error: SharedWebCredentialsError(.declined, "declined: nothing was changed"))
-            }
-            let entry = event(operation, domain: domain, account: account)
-            let outcome = try await vault.write(records: { [vault] db, keys, commitment -> CredentialChangeOutcome? in
-                guard try CredentialStore.version(of: key, account: account, db: db, keys: keys) == version else {
-                    return nil
-                }
-                let batch = CredentialBatch(db: db, keys: keys, commitment: commitment, vault: vault)
-                if let password {
-                    try batch.upsert(server: domain.host, port: domain.port, account: account, password: password)
-                    try batch.recordAudit(entry)
-                    return kind == .add ? .added : .updated
-                }
-                try batch.delete(server: domain.host, port: domain.port, account: account)
-                try batch.recordAudit(entry)
-                return .deleted
-            })
-            if let outcome { return outcome }
-        }
-        throw SharedWebCredentialsError(
-            .vaultBusy,
-            "the credential for \(account) on \(domain) kept changing while this change waited (\(Self.changeAttempts) attempts); nothing was changed: try again"
-        )
-    }
-
-    /// How often a change is decided again when another one got in first.
-    private static let changeAttempts = 3
-
-    /// Deletes a credential: ``add(domain:account:password:confirm:)`` without a password.
-    @discardableResult
-    public func delete(
-        domain: DomainTarget, account: String, confirm: (CredentialChange) async throws -> Bool
-    ) async throws -> CredentialChangeOutcome {
-        try await add(domain: domain, account: account, password: nil, confirm: confirm)
-    }
-
     /// Generates a strong password for signing up on `domain`
     /// (`SecCreateSharedWebCredentialPassword` and Safari's automatic strong passwords).
     ///
@@ -494,7 +388,7 @@ public struct SharedWebCredentials: Sendable {
 
 /// A refusal known to be of a more precise operation than the one asked for (an `add` that would
 /// have been an `update`), for its audit entry.
-private struct AuditedRefusal: Error {
+struct AuditedRefusal: Error {
     let operation: AuditOperation
     let error: SharedWebCredentialsError
 }

@@ -76,26 +76,13 @@ public struct CredentialStore: Sendable {
         )
     }
 
-    /// The credential for `key` and `account` with its row version, as the transaction `db` sees
-    /// it; (nil, nil) when there is none.
-    static func findWithVersion(
+    /// The credential for `key` and `account` as the transaction `db` sees it, or nil.
+    static func findOne(
         _ key: CredentialKey, account: String, db: any StoreReader, keys: VaultKeys, vault: Vault
-    )
-        throws -> (Credential?, Int64?)
-    {
+    ) throws -> Credential? {
         let accountIndex = keys.accountIndex(key, account: account)
-        guard let row = try db.row("\(columns) WHERE account_index = ?", [.blob(accountIndex)]) else {
-            return (nil, nil)
-        }
-        let credential = try open(row, db: db, keys: keys, vault: vault, matching: keys.serverIndex(key), accountIndex)
-        return (credential, row.integer(4))
-    }
-
-    /// The row version of the credential for `key` and `account`, or nil when there is none.
-    static func version(of key: CredentialKey, account: String, db: any StoreReader, keys: VaultKeys) throws -> Int64? {
-        try db.integer(
-            "SELECT version FROM credentials WHERE account_index = ?", [.blob(keys.accountIndex(key, account: account))]
-        )
+        guard let row = try db.row("\(columns) WHERE account_index = ?", [.blob(accountIndex)]) else { return nil }
+        return try open(row, db: db, keys: keys, vault: vault, matching: keys.serverIndex(key), accountIndex)
     }
 
     /// Deletes the credential for (server, port, account). Returns whether one existed.

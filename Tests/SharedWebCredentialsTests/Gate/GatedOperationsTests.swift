@@ -36,7 +36,7 @@ struct GatedOperationsTests {
     }
 
     /// Runs `body` with the sites up and a facade for `app`.
-    private func withFacade<T>(
+    func withFacade<T>(
         for app: ApplicationIdentifier = Self.app, _ body: (SharedWebCredentials) async throws -> T
     ) async throws -> T {
         try await site.with(

@@ -217,7 +217,8 @@ struct ServiceConcurrencyTests {
                     let response = try UnixHTTP.request(
                         socket, "PUT", "/v1/credentials", token: token,
                         json: ["domain": Self.domain, "account": account, "password": "Pw-\(index)"])
-                    return (response.json as? [String: Any])?["outcome"] as? String ?? "\(response.status)"
+                    return (response.json as? [String: Any])?["outcome"] as? String
+                        ?? "\(response.status) \(response.text)"
                 }
             }
             let deleter = BackgroundWork<[String]> {
@@ -225,7 +226,8 @@ struct ServiceConcurrencyTests {
                     let response = try UnixHTTP.request(
                         socket, "DELETE", "/v1/credentials", token: token,
                         json: ["domain": Self.domain, "account": account])
-                    return (response.json as? [String: Any])?["outcome"] as? String ?? "\(response.status)"
+                    return (response.json as? [String: Any])?["outcome"] as? String
+                        ?? "\(response.status) \(response.text)"
                 }
             }
             let outcomes = try await saver.value + deleter.value
