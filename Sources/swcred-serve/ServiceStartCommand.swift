@@ -4,8 +4,10 @@ import Logging
 import SharedWebCredentials
 import SwcredService
 
-/// `swcred-serve` (run as `swcred serve`): the vault service.
-struct ServeCommand: ParsableCommand {
+/// `swcred-serve` (run as `swcred serve`): the vault service's start-up. Parses the options,
+/// unlocks the vault and serves until SIGTERM or SIGINT; `swcred serve` itself only hands over
+/// to it (`Sources/swcred/Service/ServeHandoffCommand.swift`).
+struct ServiceStartCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "swcred serve",
         abstract: "Hold the unlocked vault and serve apps over HTTP on a Unix socket.",

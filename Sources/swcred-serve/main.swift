@@ -23,7 +23,7 @@ func exitCode(for error: any Error) -> Int32 {
 /// Runs the service and returns the exit status (DESIGN.md's table).
 func runService(environmentPassphrase: SecureBytes?) async -> Int32 {
     do {
-        let command = try ServeCommand.parse()
+        let command = try ServiceStartCommand.parse()
         try await command.serve(environmentPassphrase: environmentPassphrase)
         return 0
     } catch let error as SharedWebCredentialsError {
@@ -33,12 +33,12 @@ func runService(environmentPassphrase: SecureBytes?) async -> Int32 {
         FileHandle.standardError.write(Data("swcred serve: \(error.description)\n".utf8))
         return exitCode(for: error)
     } catch {
-        let status = ServeCommand.exitCode(for: error)
+        let status = ServiceStartCommand.exitCode(for: error)
         if status == .success {
-            print(ServeCommand.fullMessage(for: error))
+            print(ServiceStartCommand.fullMessage(for: error))
             return 0
         }
-        FileHandle.standardError.write(Data((ServeCommand.fullMessage(for: error) + "\n").utf8))
+        FileHandle.standardError.write(Data((ServiceStartCommand.fullMessage(for: error) + "\n").utf8))
         return status == .validationFailure ? 2 : exitCode(for: error)
     }
 }

@@ -19,7 +19,7 @@ struct SwcredCommand: AsyncParsableCommand {
             AppCommand.self, VerifyCommand.self, ShowCommand.self,
             RequestCommand.self, AddCommand.self, DeleteCommand.self, NeverSaveCommand.self,
             GenerateCommand.self, RulesCommand.self, AASACommand.self, DALCommand.self, SiteCommand.self,
-            ServeCommand.self,
+            ServeHandoffCommand.self,
             LockCommand.self, UnlockCommand.self, ConsentCommand.self, ItemCommand.self, AuditCommand.self,
             ImportCommand.self, ExportCommand.self, PasskeyCommand.self, StoreCommand.self,
         ]

@@ -6,12 +6,13 @@ import SharedWebCredentials
     import Glibc
 #endif
 
-/// `swcred serve`: runs the vault service, which lives in its own executable (`swcred-serve`,
-/// installed beside `swcred`) so that its server dependencies never slow down other commands.
+/// `swcred serve`: hands over to the vault service, which lives in its own executable
+/// (`swcred-serve`, installed beside `swcred`) so that its server dependencies never slow down
+/// other commands. The service's start-up is `ServiceStartCommand` in `Sources/swcred-serve`.
 ///
 /// Every argument goes to `swcred-serve` (`swcred serve --help` lists them). When the passphrase
 /// must be typed, it is asked here and handed over through a pipe, never argv or the environment.
-struct ServeCommand: ParsableCommand {
+struct ServeHandoffCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the vault service: hold the unlocked vault and serve apps on a Unix socket.",
