@@ -11,7 +11,7 @@ public struct KDFParameters: Sendable, Equatable, CustomStringConvertible {
     public static let minimumOpslimit = UInt64(crypto_pwhash_argon2id_OPSLIMIT_MIN)
     /// The smallest memlimit (bytes) libsodium accepts for Argon2id.
     public static let minimumMemlimit = UInt64(crypto_pwhash_argon2id_MEMLIMIT_MIN)
-    /// The largest opslimit swcred accepts (README, "Security design"): libsodium would take up to
+    /// The largest opslimit swcred accepts (docs/security.md): libsodium would take up to
     /// 2^32 - 1 passes, and a vault file is not trusted before its key unwraps, so a crafted file
     /// could otherwise make every unlock run for days. 10 passes is 2.5 times the sensitive preset.
     public static let maximumOpslimit: UInt64 = 10

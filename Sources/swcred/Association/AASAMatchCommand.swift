@@ -82,7 +82,7 @@ struct AASAMatchCommand: AsyncParsableCommand {
     }
 }
 
-/// The stable JSON of `aasa match` (README, "Debugging universal links").
+/// The stable JSON of `aasa match` (docs/universal-links.md).
 struct UniversalLinkMatchJSON: Encodable {
     /// One pattern in the report.
     struct Pattern: Encodable {

@@ -69,7 +69,7 @@ struct SiteCheckCommand: AsyncParsableCommand {
     }
 }
 
-/// The stable JSON of `site check` (README, "Debugging universal links").
+/// The stable JSON of `site check` (docs/universal-links.md).
 struct SiteReportJSON: Encodable {
     struct AASA: Encodable {
         let url: String

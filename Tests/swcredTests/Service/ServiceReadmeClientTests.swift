@@ -2,19 +2,20 @@ import Foundation
 import TestSupport
 import Testing
 
-/// README's standard-library Python client, run as written against a real service.
+/// The standard-library Python client of docs/service.md (linked from README), run as written
+/// against a real service.
 @Suite("swcred serve: README's Python client works", .serialized)
 struct ServiceReadmeClientTests {
-    /// The first ```python block of README.md.
+    /// The first ```python block of docs/service.md.
     static func readmePython() throws -> String {
         let readme = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-            .appendingPathComponent("README.md")
+            .appendingPathComponent("docs/service.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
         guard let start = text.range(of: "```python\n"),
             let end = text.range(of: "\n```", range: start.upperBound..<text.endIndex)
-        else { throw FixtureError(message: "README.md has no python block") }
+        else { throw FixtureError(message: "docs/service.md has no python block") }
         return String(text[start.upperBound..<end.lowerBound])
     }
 
