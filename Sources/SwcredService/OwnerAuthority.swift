@@ -54,7 +54,7 @@ final class OwnerAuthority: Sendable {
 
     /// Checks `proof` for `challenge` (used up either way) and returns a new session's bearer text.
     func openSession(challenge: [UInt8], proof: [UInt8]) async throws -> String {
-        await throttle.waitForTurn()
+        try await throttle.waitForTurn()
         guard let (vault, generation) = holder.unlockedGeneration() else { throw APIError.locked }
         let issued = state.withLock { state -> Bool in
             let now = ContinuousClock.now
@@ -64,7 +64,7 @@ final class OwnerAuthority: Sendable {
             return expires > now
         }
         guard issued, vault.isOwnerProof(proof, answering: challenge) else {
-            throttle.failed()
+            await throttle.failed()
             throw APIError(
                 status: .forbidden, code: "owner-proof-failed",
                 message: issued
@@ -72,7 +72,7 @@ final class OwnerAuthority: Sendable {
                     : "that challenge is unknown, used or expired: ask POST /v1/owner/challenge for a new one and answer it within 60 seconds"
             )
         }
-        throttle.succeeded()
+        await throttle.succeeded()
         let secret = OwnerProof.randomBytes()
         state.withLock { state in
             let now = ContinuousClock.now

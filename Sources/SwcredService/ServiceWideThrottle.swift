@@ -1,57 +1,41 @@
-import Synchronization
+import Foundation
+import SharedWebCredentials
 
-/// Slows down guesses of the owner's secret (a wrong unlock passphrase, a wrong owner proof)
-/// across the whole service, whatever connection they come on: after the n-th failure in a row,
-/// every later attempt waits its turn, `baseDelay × 2^(n-1)` after the one before, up to
-/// `maximumDelay`. Attempts sent side by side are spaced the same way, so opening more
-/// connections does not guess faster. A success resets it.
+/// Slows down guesses of the owner's secret (a wrong unlock passphrase or key, a wrong owner
+/// proof) across the whole service, whatever connection they come on, and across every other
+/// service of the vault: the vault's ``GuessThrottle``, whose count a restart does not reset.
+///
+/// Each guess reserves its turn in the vault before it is checked, counted as a failure until it
+/// proves right, so the n-th of a burst sent side by side waits what the n-th in a row would.
 final class ServiceWideThrottle: Sendable {
-    private struct State {
-        var failures = 0
-        /// The earliest moment the next attempt may start.
-        var notBefore = ContinuousClock.now
+    private let throttle: GuessThrottle
+
+    init(_ throttle: GuessThrottle) {
+        self.throttle = throttle
     }
 
-    private let state = Mutex(State())
-    private let baseDelay: Duration
-    private let maximumDelay: Duration
-
-    init(baseDelay: Duration = .milliseconds(250), maximumDelay: Duration = .seconds(30)) {
-        self.baseDelay = baseDelay
-        self.maximumDelay = maximumDelay
-    }
-
-    /// The failures in a row so far.
-    var failures: Int { state.withLock { $0.failures } }
-
-    /// Waits for this attempt's turn, and reserves the next turn after it.
-    func waitForTurn() async {
-        let start = state.withLock { state in
-            let start = max(ContinuousClock.now, state.notBefore)
-            state.notBefore = start + delay(after: state.failures)
-            return start
+    /// Reserves this guess's turn and waits for it. Throws when the turn cannot be recorded, or
+    /// when the request is cancelled while it waits: no guess is checked unrecorded or early.
+    func waitForTurn() async throws {
+        let turn: Date
+        do {
+            turn = try await BlockingWork.run { [throttle] in try throttle.reserveTurn() }
+        } catch let error as SharedWebCredentialsError {
+            throw APIError(error)
         }
-        if start > .now { try? await Task.sleep(until: start, clock: .continuous) }
+        let wait = turn.timeIntervalSinceNow
+        if wait > 0 { try await Task.sleep(for: .milliseconds(Int64((wait * 1000).rounded(.up)))) }
     }
 
-    /// Records a failed attempt: the next one waits longer.
-    func failed() {
-        state.withLock { state in
-            state.failures += 1
-            state.notBefore = max(state.notBefore, ContinuousClock.now + delay(after: state.failures))
-        }
+    /// Records that this guess proved wrong: the next waits its delay from now. A failure that
+    /// cannot be recorded leaves the turn reserved before the guess, which still counted it.
+    func failed() async {
+        _ = try? await BlockingWork.run { [throttle] in try throttle.recordFailure() }
     }
 
-    /// Records a success: the next attempt is served at once.
-    func succeeded() {
-        state.withLock { state in
-            state.failures = 0
-            state.notBefore = .now
-        }
-    }
-
-    private func delay(after failures: Int) -> Duration {
-        guard failures > 0 else { return .zero }
-        return min(baseDelay * (1 << min(failures - 1, 16)), maximumDelay)
+    /// Records a right guess: the next one is checked at once. A count that cannot be reset
+    /// stays, which only slows the owner's next guess.
+    func succeeded() async {
+        _ = try? await BlockingWork.run { [throttle] in try throttle.reset() }
     }
 }

@@ -226,18 +226,18 @@ struct VaultAPI: APIProtocol {
                 status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
                 message: "give either passphrase or key_file")
         }
-        await owner.throttle.waitForTurn()
+        try await owner.throttle.waitForTurn()
         do {
             try await BlockingWork.run { [holder] in try holder.unlock(with: secret) }
         } catch let error as SharedWebCredentialsError {
             if error.code == .vaultLocked {
-                owner.throttle.failed()
+                await owner.throttle.failed()
                 trail.failedUnlock(peer: Self.describe(scope.peer))
                 logger.warning("unlock refused: wrong passphrase or key", metadata: peerMetadata(scope))
             }
             throw APIError(error)
         }
-        owner.throttle.succeeded()
+        await owner.throttle.succeeded()
         do {
             try await trail.unlocked(try holder.vault(), peer: Self.describe(scope.peer))
         } catch let error as SharedWebCredentialsError {

@@ -66,7 +66,9 @@ public enum VaultService {
             holder: holder, verifier: verifier?.observed { metrics.recordVerification($0.verdict, background: false) },
             metrics: metrics, policy: configuration.recheckPolicy,
             throttle: FailedAuthenticationThrottle(), consent: ConsentBroker(timeout: configuration.consentTimeout),
-            owner: OwnerAuthority(holder: holder, throttle: ServiceWideThrottle()),
+            owner: OwnerAuthority(
+                holder: holder,
+                throttle: ServiceWideThrottle(GuessThrottle(store: holder.store, configuration: holder.configuration))),
             metricsWithoutToken: configuration.metricsWithoutToken, trail: trail, logger: logger)
         let router = Router(context: ServiceRequestContext.self)
         router.add(

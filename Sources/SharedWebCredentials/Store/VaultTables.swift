@@ -15,7 +15,7 @@ package enum VaultTables {
             name: "vault_meta",
             columns: [
                 "id", "format_version", "kdf_algorithm", "kdf_salt", "kdf_opslimit", "kdf_memlimit", "key_id",
-                "wrapped_key", "record_commitment", "audit_head", "audit_anchor",
+                "wrapped_key", "record_commitment", "audit_head", "audit_anchor", "failed_guesses", "next_guess_at",
             ], order: "id"),
         Table(
             name: "apps",

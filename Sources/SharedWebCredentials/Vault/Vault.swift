@@ -154,7 +154,7 @@ public final class Vault: Sendable {
     }
 
     /// The storage of `store`, opened.
-    private static func openStorage(_ store: VaultStore, configuration: VaultConfiguration) throws -> any VaultStorage {
+    static func openStorage(_ store: VaultStore, configuration: VaultConfiguration) throws -> any VaultStorage {
         switch store {
         case .file(let path):
             return try SQLiteStorage.open(path: path, busyTimeout: configuration.busyTimeout)

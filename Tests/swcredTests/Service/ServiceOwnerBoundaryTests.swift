@@ -147,6 +147,71 @@ struct ServiceOwnerBoundaryTests {
         }
     }
 
+    /// Sends `passphrases` to `/v1/unlock` side by side, each on its own connection, the n-th
+    /// 20 ms after the one before so that they reserve their turns in that order; returns each
+    /// answer's status and when it came, from `start`.
+    private static func unlockBurst(
+        _ fixture: ServiceFixture, _ passphrases: [String], from start: ContinuousClock.Instant
+    ) async throws -> [(status: Int, after: Duration)] {
+        let socket = fixture.socketPath
+        let guesses = passphrases.enumerated().map { index, passphrase in
+            BackgroundWork<(status: Int, after: Duration)> {
+                Thread.sleep(forTimeInterval: 0.02 * Double(index))
+                let answer = try UnixHTTP.request(socket, "POST", "/v1/unlock", json: ["passphrase": passphrase])
+                return (answer.status, ContinuousClock.now - start)
+            }
+        }
+        var answers: [(status: Int, after: Duration)] = []
+        for guess in guesses { answers.append(try await guess.value) }
+        return answers
+    }
+
+    /// When the n-th guess of a burst may be checked at the earliest: the waits after 1, 2, 3
+    /// failures (0.25, 0.5, 1 s) added up, less 50 ms for the clocks.
+    private static let burstTurns: [Duration] = [.zero, .milliseconds(200), .milliseconds(700), .milliseconds(1700)]
+
+    @Test(
+        "a burst of wrong unlocks side by side waits as guesses in a row do; the right passphrase after it works in its turn"
+    )
+    func unlockBurstIsSpaced() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            #expect(try fixture.call("POST", "/v1/lock").status == 200)
+            let start = ContinuousClock.now
+            let answers = try await Self.unlockBurst(
+                fixture, (1...4).map { "guess number \($0)" } + [fixture.gated.passphrase], from: start)
+            #expect(answers.prefix(4).allSatisfy { $0.status == 423 }, "\(answers)")
+            let wrong = answers.prefix(4).map(\.after).sorted()
+            for (guess, turn) in Self.burstTurns.enumerated() {
+                #expect(wrong[guess] >= turn, "guess \(guess + 1) of the burst answered after \(wrong[guess])")
+            }
+            // Its turn comes after the fourth failure's wait of 2 s, 3.75 s after the burst began.
+            #expect(answers[4].status == 200, "the right passphrase: \(answers[4])")
+            #expect(answers[4].after >= .milliseconds(3700), "the right passphrase answered after \(answers[4].after)")
+            #expect((try fixture.call("GET", "/v1/health").json as? [String: Any])?["locked"] as? Bool == false)
+        }
+    }
+
+    @Test("the count of wrong unlocks is kept in the vault: a restarted service makes the next guess wait its turn")
+    func unlockThrottleSurvivesRestart() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            #expect(try fixture.call("POST", "/v1/lock").status == 200)
+            let start = ContinuousClock.now
+            let answers = try await Self.unlockBurst(fixture, (1...5).map { "guess number \($0)" }, from: start)
+            #expect(answers.allSatisfy { $0.status == 423 }, "\(answers)")
+            #expect(try fixture.running.stop() == 0)
+            try fixture.start()
+            #expect(try fixture.call("POST", "/v1/lock").status == 200)
+            let wrong = try fixture.call("POST", "/v1/unlock", json: ["passphrase": "after the restart"])
+            #expect(wrong.status == 423)
+            // The sixth guess: its turn is 4 s after the fifth failure, whose own turn came 3.75 s
+            // after the burst began (a fresh count would have answered it at once).
+            let answered = ContinuousClock.now - start
+            #expect(answered >= .milliseconds(7700), "the first guess after the restart answered after \(answered)")
+        }
+    }
+
     @Test("a member repeated in a request body is refused, named, before any decoder reads it")
     func duplicateMembers() async throws {
         try await ServiceFixture.with { fixture in
