@@ -60,9 +60,10 @@ public final class ServiceOwnerClient: Sendable {
         }
     }
 
-    /// Unlocks a key-file vault with the key file at `path` (read by the service).
-    public func unlock(keyFile path: String) async throws {
-        _ = try await connection.perform { try await $0.unlock(body: .json(.init(keyFile: path))).ok }
+    /// Unlocks a key-file vault with its key (``KeyFile/read(at:)``), sent in the request: the
+    /// service opens no file that a request names.
+    public func unlock(key: SecureBytes) async throws {
+        _ = try await connection.perform { try await $0.unlock(body: .json(.init(key: KeyFile.text(of: key)))).ok }
     }
 
     /// Proves to the service that this is the vault's owner, and returns an owner session for the

@@ -218,13 +218,21 @@ struct VaultAPI: APIProtocol {
         guard case .json(let body) = input.body else { throw APIError.unsupportedMediaType }
         let scope = try RequestScope.require()
         let secret: VaultSecret
-        switch (body.passphrase, body.keyFile) {
+        switch (body.passphrase, body.key) {
         case (let passphrase?, nil): secret = .passphrase(SecureBytes(utf8: passphrase))
-        case (nil, let path?): secret = .key(try await libraryBlocking { try KeyFile.read(at: path) })
+        case (nil, let text?):
+            guard let key = KeyFile.key(fromText: text) else {
+                throw APIError(
+                    status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
+                    message:
+                        "key is not a key file's 32 bytes in base64url without padding (\(KeyFile.textLength) characters)"
+                )
+            }
+            secret = .key(key)
         default:
             throw APIError(
                 status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
-                message: "give either passphrase or key_file")
+                message: "give either passphrase or key (a key file's bytes), not both and not neither")
         }
         try await owner.throttle.waitForTurn()
         do {

@@ -29,6 +29,11 @@ struct ServiceStartCommand: ParsableCommand {
             passphrase or key file. SWCRED_PASSPHRASE is wiped from the service's environment as \
             soon as it is read, and the process is made non-dumpable before anything else.
 
+            On SIGTERM or SIGINT the socket is removed at once, the requests in flight get \
+            --shutdown-grace seconds (default 10) to finish, and any still running then (one \
+            waiting for the owner's consent, say) are cancelled: the service always exits within \
+            that bound, and drops the vault's keys as it goes.
+
             Exit codes: 0 after a clean shutdown; 7 wrong or missing passphrase or key; 8 no \
             vault; 11 another service already runs on the socket; 2 bad options.
             """)
@@ -129,6 +134,12 @@ struct ServiceStartCommand: ParsableCommand {
             valueName: "SECONDS"))
     var busyTimeout: Int = 10
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds the requests in flight get to finish after SIGTERM or SIGINT; those still running then are cancelled.",
+            valueName: "SECONDS"))
+    var shutdownGrace: Int = 10
+
     @Option(help: ArgumentHelp("Log level: debug, info, notice, warning, error.", valueName: "level"))
     var logLevel: String = "info"
 
@@ -143,10 +154,11 @@ struct ServiceStartCommand: ParsableCommand {
             throw ValidationError("--tls-cert and --tls-key go with --listen HOST:PORT.")
         }
         guard (1...600).contains(timeout), (1...600).contains(bodyTimeout), (1...86400).contains(idleTimeout),
-            (1...600).contains(busyTimeout)
+            (1...600).contains(busyTimeout), (1...600).contains(shutdownGrace)
         else {
             throw ValidationError(
-                "--timeout, --body-timeout and --busy-timeout must be 1 to 600 seconds, --idle-timeout 1 to 86400.")
+                "--timeout, --body-timeout, --busy-timeout and --shutdown-grace must be 1 to 600 seconds, --idle-timeout 1 to 86400."
+            )
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of debug, info, notice, warning, error.")
@@ -172,6 +184,7 @@ struct ServiceStartCommand: ParsableCommand {
         configuration.reverifyInterval = .seconds(try DurationText.seconds(reverifyEvery, option: "--reverify-every"))
         configuration.recheckPolicy.successInterval = try DurationText.seconds(recheckAfter, option: "--recheck-after")
         configuration.vault.busyTimeout = TimeInterval(busyTimeout)
+        configuration.shutdownGrace = .seconds(shutdownGrace)
         let vault = try Vault.open(
             store: store, secret: try secret(environmentPassphrase: environmentPassphrase),
             configuration: configuration.vault)

@@ -755,29 +755,31 @@ extension Components {
                 case expiresIn = "expires_in"
             }
         }
-        /// Exactly one of passphrase and key_file.
+        /// Exactly one of passphrase and key. The service opens no file that a request names: a key-file vault is unlocked with the key file's bytes.
         ///
         /// - Remark: Generated from `#/components/schemas/Unlock`.
         package struct Unlock: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Unlock/passphrase`.
             package var passphrase: Swift.String?
-            /// - Remark: Generated from `#/components/schemas/Unlock/key_file`.
-            package var keyFile: Swift.String?
+            /// The vault's 32-byte key file, base64url without padding.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Unlock/key`.
+            package var key: Swift.String?
             /// Creates a new `Unlock`.
             ///
             /// - Parameters:
             ///   - passphrase:
-            ///   - keyFile:
+            ///   - key: The vault's 32-byte key file, base64url without padding.
             package init(
                 passphrase: Swift.String? = nil,
-                keyFile: Swift.String? = nil
+                key: Swift.String? = nil
             ) {
                 self.passphrase = passphrase
-                self.keyFile = keyFile
+                self.key = key
             }
             package enum CodingKeys: String, CodingKey {
                 case passphrase
-                case keyFile = "key_file"
+                case key
             }
             package init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -785,13 +787,13 @@ extension Components {
                     Swift.String.self,
                     forKey: .passphrase
                 )
-                self.keyFile = try container.decodeIfPresent(
+                self.key = try container.decodeIfPresent(
                     Swift.String.self,
-                    forKey: .keyFile
+                    forKey: .key
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "passphrase",
-                    "key_file"
+                    "key"
                 ])
             }
         }

@@ -2521,7 +2521,7 @@ package enum Operations {
             }
         }
     }
-    /// Unlock with the passphrase (or a key file's path), which is the owner's proof. Served on the Unix socket to the service's own uid only, never to an app token. Failed attempts slow down every later one, on any connection (doubling, up to 30 s), until one succeeds.
+    /// Unlock with the passphrase (or the key file's bytes), which is the owner's proof. Served on the Unix socket to the service's own uid only, never to an app token. Every attempt takes its turn before it is checked, counted as a failure until it succeeds: after failures the next waits (doubling, up to 30 s), on any connection and any service of the vault, also after a restart.
     ///
     /// - Remark: HTTP `POST /v1/unlock`.
     /// - Remark: Generated from `#/paths//v1/unlock/post(unlock)`.

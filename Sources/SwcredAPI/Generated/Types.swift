@@ -68,7 +68,7 @@ package protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/lock`.
     /// - Remark: Generated from `#/paths//v1/lock/post(lock)`.
     func lock(_ input: Operations.Lock.Input) async throws -> Operations.Lock.Output
-    /// Unlock with the passphrase (or a key file's path), which is the owner's proof. Served on the Unix socket to the service's own uid only, never to an app token. Failed attempts slow down every later one, on any connection (doubling, up to 30 s), until one succeeds.
+    /// Unlock with the passphrase (or the key file's bytes), which is the owner's proof. Served on the Unix socket to the service's own uid only, never to an app token. Every attempt takes its turn before it is checked, counted as a failure until it succeeds: after failures the next waits (doubling, up to 30 s), on any connection and any service of the vault, also after a restart.
     ///
     /// - Remark: HTTP `POST /v1/unlock`.
     /// - Remark: Generated from `#/paths//v1/unlock/post(unlock)`.
@@ -209,7 +209,7 @@ extension APIProtocol {
     package func lock(headers: Operations.Lock.Input.Headers = .init()) async throws -> Operations.Lock.Output {
         try await lock(Operations.Lock.Input(headers: headers))
     }
-    /// Unlock with the passphrase (or a key file's path), which is the owner's proof. Served on the Unix socket to the service's own uid only, never to an app token. Failed attempts slow down every later one, on any connection (doubling, up to 30 s), until one succeeds.
+    /// Unlock with the passphrase (or the key file's bytes), which is the owner's proof. Served on the Unix socket to the service's own uid only, never to an app token. Every attempt takes its turn before it is checked, counted as a failure until it succeeds: after failures the next waits (doubling, up to 30 s), on any connection and any service of the vault, also after a restart.
     ///
     /// - Remark: HTTP `POST /v1/unlock`.
     /// - Remark: Generated from `#/paths//v1/unlock/post(unlock)`.

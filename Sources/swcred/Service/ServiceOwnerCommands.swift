@@ -53,13 +53,16 @@ struct UnlockCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Read the passphrase from this file.", valueName: "path"))
     var passphraseFile: String?
 
-    @Option(help: ArgumentHelp("The vault's key file (the service reads it).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "The vault's key file: read here, and its bytes sent to the service (which opens no file a request names).",
+            valueName: "path"))
     var keyFile: String?
 
     func run() async throws {
         if let keyFile {
-            let absolute = URL(fileURLWithPath: keyFile).path
-            try await service.withClient { try await $0.unlock(keyFile: absolute) }
+            let key = try KeyFile.read(at: keyFile)
+            try await service.withClient { try await $0.unlock(key: key) }
         } else {
             let passphrase = try PassphraseInput.read(
                 file: passphraseFile, environmentVariable: "SWCRED_PASSPHRASE", fileOption: "--passphrase-file",
