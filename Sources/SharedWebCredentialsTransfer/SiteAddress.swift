@@ -20,7 +20,7 @@ enum SiteAddress: Equatable {
     /// value that is no host at all is a credential for something other than a website.
     static func parse(_ text: String) throws -> SiteAddress {
         let trimmed = text.trimmedOfSpaces
-        guard !trimmed.isEmpty else { throw invalid(text, "it is empty") }
+        guard !trimmed.isEmpty else { throw SharedWebCredentialsError(.invalidInput, "the URL is empty") }
         var rest = Substring(trimmed)
         var scheme: String?
         if let separator = trimmed.firstRange(of: "://") {
@@ -35,7 +35,9 @@ enum SiteAddress: Equatable {
         if scheme == "android" {
             let authority = rest.prefix { $0 != "/" }
             let package = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
-            guard !package.isEmpty else { throw invalid(text, "the Android URL names no package") }
+            guard !package.isEmpty else {
+                throw SharedWebCredentialsError(.invalidInput, "the android:// URL names no package")
+            }
             return .android(package: String(package))
         }
         if let scheme, scheme != "https" && scheme != "http" {
@@ -53,7 +55,7 @@ enum SiteAddress: Equatable {
         } catch let error as SharedWebCredentialsError {
             // Without a scheme, text that is no host name is not a web address at all.
             guard scheme != nil else { return .notWeb("no web address: no scheme, and no host name") }
-            throw invalid(text, error.message)
+            throw invalid(host: authority, error.message)
         }
     }
 
@@ -64,7 +66,10 @@ enum SiteAddress: Equatable {
         return text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-") }
     }
 
-    private static func invalid(_ text: String, _ problem: String) -> SharedWebCredentialsError {
-        SharedWebCredentialsError(.invalidInput, "the URL \"\(text)\" cannot be used: \(problem)")
+    /// The error for a web URL whose host is malformed, naming the host (and port) only: the
+    /// rest of the URL may hold a user name and password (`https://user:pass@host/`), a path or a
+    /// query with a token, and error messages never carry secrets.
+    private static func invalid(host: Substring, _ problem: String) -> SharedWebCredentialsError {
+        SharedWebCredentialsError(.invalidInput, "the URL for host \"\(host)\" cannot be used: \(problem)")
     }
 }
