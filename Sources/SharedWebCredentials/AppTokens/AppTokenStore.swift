@@ -224,8 +224,21 @@ public struct AppTokenStore: Sendable {
 
     /// Deletes every token in the same transaction as a vault key rotation: their hashes and MACs
     /// were keyed by the old key and cannot be recomputed without the tokens. Returns how many.
-    static func deleteAll(_ db: any StoreWriter) throws -> Int {
+    /// Deletes every token, as a key rotation must (their hashes are keyed by the old key), and
+    /// returns the `token-revoke` entry of each, read under the old `keys`, for the caller to
+    /// append under the new key in the same transaction.
+    static func revokeAll(_ db: any StoreWriter, keys: VaultKeys, vault: Vault, reason: String) throws -> [AuditEvent] {
+        let events = try db.rows(select).map { row in
+            // A row that fails its MAC is revoked all the same, as ``revoke(id:)`` does.
+            let record = try? verified(row, db: db, keys: keys, vault: vault)
+            let id = row.text(0) ?? "?"
+            return AuditEvent(
+                actor: .owner, operation: .tokenRevoke, app: record?.app.description ?? row.text(2),
+                detail: (record.map(auditDetail) ?? "token \(id); its stored row failed authentication") + "; \(reason)"
+            )
+        }
         try db.execute("DELETE FROM app_tokens", [])
+        return events
     }
 
     // MARK: Rows

@@ -315,11 +315,14 @@ public final class Vault: Sendable {
             length: AuthenticatedEncryption.keyLength, passphrase: newPassphrase, salt: salt, parameters: chosen)
         let protection = VaultMetadata.Protection.passphrase(salt: salt, parameters: chosen)
         try replaceKey(protection: protection, operation: .passwd) { db, current in
-            guard rotatingKey else { return current.rewrapped(under: wrappingKey) }
-            let newKeys = try reencryptEverything(db, from: current, to: VaultKeys.generate(wrappingKey: wrappingKey))
+            guard rotatingKey else { return (current.rewrapped(under: wrappingKey), []) }
             // App tokens are hashed under the old key: a rotation revokes them, as `rotateKey` does.
-            _ = try AppTokenStore.deleteAll(db)
-            return newKeys
+            let revocations = try AppTokenStore.revokeAll(
+                db, keys: current, vault: self, reason: "revoked by `swcred passwd --rekey`")
+            return (
+                try reencryptEverything(db, from: current, to: VaultKeys.generate(wrappingKey: wrappingKey)),
+                revocations
+            )
         }
     }
 
@@ -334,10 +337,12 @@ public final class Vault: Sendable {
     public func rotateKey() throws -> KeyRotation {
         var revoked = 0
         try replaceKey(protection: unlocked.withLock { $0.protection }, operation: .rekey) { db, current in
+            let revocations = try AppTokenStore.revokeAll(
+                db, keys: current, vault: self, reason: "revoked by the vault key's rotation")
+            revoked = revocations.count
             let newKeys = try reencryptEverything(
                 db, from: current, to: VaultKeys.generate(wrappingKey: current.wrappingKey))
-            revoked = try AppTokenStore.deleteAll(db)
-            return newKeys
+            return (newKeys, revocations)
         }
         return KeyRotation(revokedAppTokens: revoked)
     }
@@ -375,7 +380,7 @@ public final class Vault: Sendable {
     /// records `operation` in the audit log in the same transaction.
     private func replaceKey(
         protection: VaultMetadata.Protection, operation: AuditOperation,
-        _ makeKeys: (any StoreWriter, VaultKeys) throws -> VaultKeys
+        _ makeKeys: (any StoreWriter, VaultKeys) throws -> (VaultKeys, revocations: [AuditEvent])
     ) throws {
         let expected = unlocked.withLock { $0 }
         let replaced = try storage.write { db -> UnlockedKey in
@@ -386,7 +391,7 @@ public final class Vault: Sendable {
                     "Another process changed the passphrase or the key of \(path) after this one unlocked it; nothing was changed. Run the command again with the current passphrase."
                 )
             }
-            let newKeys = try makeKeys(db, expected.keys)
+            let (newKeys, revocations) = try makeKeys(db, expected.keys)
             let metadata = Self.metadata(for: newKeys, protection: protection)
             try metadata.write(db)
             if newKeys.keyID != expected.keys.keyID {
@@ -394,8 +399,9 @@ public final class Vault: Sendable {
                 // were re-sealed, so the commitment under the new key starts from them.
                 try RecordCommitment.compute(db, keys: newKeys).store(db, keys: newKeys)
             }
-            try AuditChain.append(
-                AuditEvent(actor: .owner, operation: operation), at: Date(), db: db, keys: newKeys, path: path)
+            _ = try AuditChain.append(
+                revocations + [AuditEvent(actor: .owner, operation: operation)], at: Date(), db: db, keys: newKeys,
+                path: path)
             return UnlockedKey(keys: newKeys, protection: protection, wrappedKey: metadata.wrappedKey)
         }
         unlocked.withLock { $0 = replaced }

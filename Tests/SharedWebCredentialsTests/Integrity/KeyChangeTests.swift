@@ -83,6 +83,41 @@ struct KeyChangeTests {
         #expect(!(try withOldKey.integrityReport().isIntact))
     }
 
+    @Test(
+        "a key rotation revokes every app token with a token-revoke entry each, before its own",
+        arguments: [false, true])
+    func rotationRecordsRevocations(throughPasswd: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let vault = try Support.makeVault(in: directory)
+        let app = try ApplicationIdentifier("ABCDE12345.com.example.app")
+        try vault.apps.register(app, entitlements: Entitlements(strings: ["webcredentials:shop.example"]), at: Date())
+        let issued = [
+            try vault.appTokens.create(app: app, permissions: [.request], consent: .none, expiresAt: nil),
+            try vault.appTokens.create(app: app, permissions: [.add], consent: .ask, expiresAt: nil),
+        ]
+        if throughPasswd {
+            try vault.changePassphrase(
+                to: SecureBytes(utf8: "second passphrase: amber quasar lattice ferry 71"), rotatingKey: true)
+        } else {
+            #expect(try vault.rotateKey().revokedAppTokens == 2)
+        }
+        let entries = try vault.audit.entries()
+        let revocations = entries.suffix(3).dropLast()
+        #expect(
+            revocations.map(\.event.operation) == [.tokenRevoke, .tokenRevoke], "\(entries.map(\.event.operation))")
+        for token in issued {
+            let entry = revocations.first { $0.event.detail?.hasPrefix("token \(token.record.id);") == true }
+            #expect(entry?.event.app == app.description)
+            #expect(
+                entry?.event.detail?.contains(
+                    throughPasswd ? "revoked by `swcred passwd --rekey`" : "revoked by the vault key's rotation")
+                    == true)
+        }
+        #expect(entries.last?.event.operation == (throughPasswd ? .passwd : .rekey))
+        #expect(try vault.audit.verify().isIntact)
+        #expect(try vault.appTokens.list(app: app).isEmpty)
+    }
+
     @Test("passwd --help says that passwd alone does not revoke the old passphrase")
     func passwdHelp() throws {
         let help = try SwcredProcess.run(["passwd", "--help"])
