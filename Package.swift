@@ -201,8 +201,11 @@ let package = Package(
         ),
         .testTarget(
             name: "swcredTests",
-            // ZIPFoundation to write the hostile 1PUX files the import tests feed the binary.
-            dependencies: ["TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
+            // ZIPFoundation to write the hostile 1PUX files the import tests feed the binary; the
+            // client library for the checks of a service's socket that no process run can reach.
+            dependencies: [
+                "TestSupport", "SharedWebCredentialsClient", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
         ),
     ]
 )

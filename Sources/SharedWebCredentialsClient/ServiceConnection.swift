@@ -17,10 +17,24 @@ final class ServiceConnection: Sendable {
     let client: Client
     private let httpClient: HTTPClient
 
-    /// - Parameter token: the app token or owner session sent as `Authorization: Bearer`; nil for
-    ///   the routes that take neither.
-    init(endpoint: ServiceEndpoint, token: SecureBytes?, caFile: String?, timeout: Duration) throws {
+    /// A Unix socket is checked first (``ServiceSocketTrust``): nothing is sent to one that
+    /// another user could have planted or that another user's process listens on.
+    ///
+    /// - Parameters:
+    ///   - token: the app token or owner session sent as `Authorization: Bearer`; nil for the
+    ///     routes that take neither.
+    ///   - trustedServiceUID: another uid whose service on a Unix socket the caller trusts, besides
+    ///     its own.
+    init(
+        endpoint: ServiceEndpoint, token: SecureBytes?, caFile: String?, timeout: Duration, trustedServiceUID: uid_t?
+    ) throws {
         self.endpoint = endpoint
+        let target: ServiceEndpoint =
+            switch endpoint {
+            case .unixSocket(let path):
+                .unixSocket(path: try ServiceSocketTrust(trustedUID: trustedServiceUID).verifiedSocketPath(path))
+            case .https: endpoint
+            }
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         if let caFile {
@@ -30,7 +44,7 @@ final class ServiceConnection: Sendable {
         }
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.httpClient = httpClient
-        guard let baseURL = endpoint.baseURL else {
+        guard let baseURL = target.baseURL else {
             try? httpClient.syncShutdown()
             throw SharedWebCredentialsError(.invalidInput, "cannot make a URL for the service at \(endpoint)")
         }
@@ -79,10 +93,7 @@ struct ServiceErrorMiddleware: ClientMiddleware {
         do {
             (response, responseBody) = try await next(request, body, baseURL)
         } catch {
-            throw SharedWebCredentialsError(
-                .vaultLocked,
-                "no swcred service answers at \(endpoint) (\(error)): start it with `swcred serve`, or check --server / SWCRED_SERVER"
-            )
+            throw SharedWebCredentialsError.noService(at: endpoint.description, "\(error)")
         }
         guard response.status.kind == .successful else {
             let data = try await Data(collecting: responseBody ?? HTTPBody(), upTo: 1024 * 1024)
@@ -111,5 +122,14 @@ struct ServiceErrorMiddleware: ClientMiddleware {
             }
         return SharedWebCredentialsError(code, parsed.error.message)
     }
+}
 
+extension SharedWebCredentialsError {
+    /// Nothing answers at `place` (a socket path or URL): the service is not running there.
+    static func noService(at place: String, _ reason: String) -> SharedWebCredentialsError {
+        SharedWebCredentialsError(
+            .vaultLocked,
+            "no swcred service answers at \(place) (\(reason)): start it with `swcred serve`, or check --server / SWCRED_SERVER"
+        )
+    }
 }

@@ -40,12 +40,18 @@ public enum ServiceEndpoint: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The base URL the API's paths are appended to: `http+unix://` with the socket path
-    /// percent-encoded as the host, or the TLS listener's URL without a trailing slash.
+    /// The base URL the API's paths (`/v1/...`) are appended to: `http+unix://` with the socket
+    /// path percent-encoded as the host and no path (AsyncHTTPClient's initialiser ends it with
+    /// `/`, which made every request line `//v1/...`), or the TLS listener's URL without a
+    /// trailing slash.
     var baseURL: URL? {
         switch self {
         case .unixSocket(let path):
-            return URL(httpURLWithSocketPath: path, uri: "")
+            guard let withRoot = URL(httpURLWithSocketPath: path, uri: "/"),
+                var components = URLComponents(url: withRoot, resolvingAgainstBaseURL: false)
+            else { return nil }
+            components.percentEncodedPath = ""
+            return components.url
         case .https(let base):
             let text = base.absoluteString
             return URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text)

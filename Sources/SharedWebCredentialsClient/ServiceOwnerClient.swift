@@ -29,12 +29,22 @@ public final class ServiceOwnerClient: Sendable {
 
     private let connection: ServiceConnection
     private let socketPath: String
+    private let trustedServiceUID: uid_t?
 
-    /// A client of the service at `socketPath`.
-    public init(socketPath: String) throws {
+    /// A client of the service at `socketPath`. The socket is checked first, and nothing is sent
+    /// unless its directory is the caller's own (or `trustedServiceUID`'s), writable by nobody
+    /// else, under directories only root, the caller or that uid can change, and the process
+    /// listening on it runs as the caller's uid or as `trustedServiceUID`; otherwise this throws
+    /// `vaultLocked` naming the owner it found.
+    ///
+    /// - Parameter trustedServiceUID: another uid whose service the caller trusts with its
+    ///   passphrase and proofs (`swcred --server-uid`, `SWCRED_SERVER_UID`); nil: only its own.
+    public init(socketPath: String, trustedServiceUID: uid_t? = nil) throws {
         self.socketPath = socketPath
+        self.trustedServiceUID = trustedServiceUID
         connection = try ServiceConnection(
-            endpoint: .unixSocket(path: socketPath), token: nil, caFile: nil, timeout: .seconds(90))
+            endpoint: .unixSocket(path: socketPath), token: nil, caFile: nil, timeout: .seconds(90),
+            trustedServiceUID: trustedServiceUID)
     }
 
     /// Closes the connections. Call once when done.
@@ -79,7 +89,8 @@ public final class ServiceOwnerClient: Sendable {
         let session = try await connection.perform {
             try await $0.ownerSession(body: .json(.init(challenge: challenge.challenge, proof: proof))).ok.body.json
         }
-        return try ServiceOwnerSession(socketPath: socketPath, session: SecureBytes(utf8: session.session))
+        return try ServiceOwnerSession(
+            socketPath: socketPath, session: SecureBytes(utf8: session.session), trustedServiceUID: trustedServiceUID)
     }
 }
 
@@ -88,9 +99,10 @@ public final class ServiceOwnerClient: Sendable {
 public final class ServiceOwnerSession: Sendable {
     private let connection: ServiceConnection
 
-    init(socketPath: String, session: SecureBytes) throws {
+    init(socketPath: String, session: SecureBytes, trustedServiceUID: uid_t?) throws {
         connection = try ServiceConnection(
-            endpoint: .unixSocket(path: socketPath), token: session, caFile: nil, timeout: .seconds(90))
+            endpoint: .unixSocket(path: socketPath), token: session, caFile: nil, timeout: .seconds(90),
+            trustedServiceUID: trustedServiceUID)
     }
 
     /// Closes the connections. Call once when done.

@@ -17,16 +17,26 @@ public final class SharedWebCredentialsClient: Sendable {
     public let app: ApplicationIdentifier?
     let connection: ServiceConnection
 
+    /// A Unix socket endpoint is checked first, and the token is never sent unless the socket's
+    /// directory is the caller's own (or `trustedServiceUID`'s), writable by nobody else, under
+    /// directories only root, the caller or that uid can change, and the process listening on it
+    /// runs as the caller's uid or as `trustedServiceUID`; otherwise this throws `vaultLocked`
+    /// naming the owner it found.
+    ///
     /// - Parameters:
     ///   - caFile: extra trust roots (PEM) for an `https://` endpoint with a private CA.
     ///   - timeout: how long one call may take (a gate may verify a site first).
+    ///   - trustedServiceUID: another uid whose service on a Unix socket the caller trusts with
+    ///     its token, such as the owner of a service started with `--allow-uid` for this app's
+    ///     user (`swcred --server-uid`, `SWCRED_SERVER_UID`); nil: only the caller's own.
     public init(
         endpoint: ServiceEndpoint, token: SecureBytes, app: ApplicationIdentifier? = nil, caFile: String? = nil,
-        timeout: Duration = .seconds(60)
+        timeout: Duration = .seconds(60), trustedServiceUID: uid_t? = nil
     ) throws {
         self.endpoint = endpoint
         self.app = app
-        connection = try ServiceConnection(endpoint: endpoint, token: token, caFile: caFile, timeout: timeout)
+        connection = try ServiceConnection(
+            endpoint: endpoint, token: token, caFile: caFile, timeout: timeout, trustedServiceUID: trustedServiceUID)
     }
 
     /// Closes the connections. Call once when done.

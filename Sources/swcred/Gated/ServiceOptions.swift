@@ -18,19 +18,25 @@ struct ServiceOptions: ParsableArguments {
             "Read the app token from this file (default: $SWCRED_TOKEN). Only with a service.", valueName: "path"))
     var tokenFile: String?
 
+    @OptionGroup var trust: ServerUIDOption
+
     /// The client for the service, or nil when no service is named (the direct path). Without
     /// `app` the client acts for the token's app; with it the service refuses a token of another.
+    /// On a Unix socket the client checks the socket before it sends the token.
     func client(app: String?, caFile: String?) throws -> SharedWebCredentialsClient? {
         guard let named = namedServer else {
-            if tokenFile != nil {
+            for (option, given) in [("--token-file", tokenFile != nil), ("--server-uid", trust.serverUID != nil)]
+            where given {
                 throw SharedWebCredentialsError(
-                    .invalidInput, "--token-file goes with a service: pass --server SOCKET_OR_URL or set SWCRED_SERVER")
+                    .invalidInput, "\(option) goes with a service: pass --server SOCKET_OR_URL or set SWCRED_SERVER")
             }
             return nil
         }
         let endpoint = try ServiceEndpoint(named)
         let identifier = try app.map { try ApplicationIdentifier($0) }
-        return try SharedWebCredentialsClient(endpoint: endpoint, token: try token(), app: identifier, caFile: caFile)
+        return try SharedWebCredentialsClient(
+            endpoint: endpoint, token: try token(), app: identifier, caFile: caFile,
+            trustedServiceUID: try trust.trustedUID())
     }
 
     /// The service named by --server or SWCRED_SERVER, if any.

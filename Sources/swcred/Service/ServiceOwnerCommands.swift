@@ -3,7 +3,7 @@ import Foundation
 import SharedWebCredentials
 import SharedWebCredentialsClient
 
-/// The socket of the service the owner commands talk to.
+/// The socket of the service the owner commands talk to, and the other uid trusted to run it.
 struct ServiceSocketOption: ParsableArguments {
     @Option(
         help: ArgumentHelp(
@@ -11,9 +11,13 @@ struct ServiceSocketOption: ParsableArguments {
             valueName: "path"))
     var socket: String?
 
-    /// Runs `body` with a client of the service, closing it however `body` ends.
+    @OptionGroup var trust: ServerUIDOption
+
+    /// Runs `body` with a client of the service, closing it however `body` ends. The client
+    /// checks the socket before it sends anything (its directory's owner and mode, the peer's uid).
     func withClient<T>(_ body: (ServiceOwnerClient) async throws -> T) async throws -> T {
-        let client = try ServiceOwnerClient(socketPath: socket ?? ServiceSocket.defaultPath())
+        let client = try ServiceOwnerClient(
+            socketPath: socket ?? ServiceSocket.defaultPath(), trustedServiceUID: try trust.trustedUID())
         do {
             let result = try await body(client)
             try? await client.shutdown()
