@@ -14,8 +14,13 @@ final class OwnerAuthority: Sendable {
     static let sessionLifetime: Duration = .seconds(12 * 3600)
     /// The text before an owner session's base64url secret, so it is never mistaken for an app token.
     static let sessionPrefix = "owner_"
-    /// At most this many challenges wait, and this many sessions live; the oldest goes first.
-    private static let maximumChallenges = 64
+    /// At most this many challenges wait for one peer process: its own oldest goes first, never
+    /// another peer's, so a flood of challenges cannot evict the one the owner is answering.
+    static let maximumChallengesPerPeer = 4
+    /// At most this many challenges wait in all; past that a new one is refused (503), not made
+    /// by evicting another.
+    static let maximumChallenges = 64
+    /// At most this many sessions live; the oldest goes first.
     private static let maximumSessions = 16
 
     private struct Session {
@@ -25,7 +30,7 @@ final class OwnerAuthority: Sendable {
     }
 
     private struct State {
-        var challenges: [(bytes: [UInt8], expires: ContinuousClock.Instant)] = []
+        var challenges: [(bytes: [UInt8], expires: ContinuousClock.Instant, peer: Int32)] = []
         var sessions: [Session] = []
     }
 
@@ -39,15 +44,32 @@ final class OwnerAuthority: Sendable {
         self.throttle = throttle
     }
 
-    /// A fresh challenge; the vault must be unlocked, since only its key can check the answer.
-    func challenge() throws(APIError) -> [UInt8] {
+    /// A fresh challenge for the process `peer` (its pid); the vault must be unlocked, since only
+    /// its key can check the answer. A peer with ``maximumChallengesPerPeer`` waiting loses its
+    /// own oldest; when ``maximumChallenges`` wait in all, the request is refused.
+    func challenge(for peer: Int32) throws(APIError) -> [UInt8] {
         _ = try holder.vault()
         let bytes = OwnerProof.randomBytes()
-        state.withLock { state in
+        let made = state.withLock { state -> Bool in
             let now = ContinuousClock.now
             state.challenges.removeAll { $0.expires <= now }
-            if state.challenges.count >= Self.maximumChallenges { state.challenges.removeFirst() }
-            state.challenges.append((bytes, now + Self.challengeLifetime))
+            if state.challenges.count(where: { $0.peer == peer }) >= Self.maximumChallengesPerPeer,
+                let oldest = state.challenges.firstIndex(where: { $0.peer == peer })
+            {
+                state.challenges.remove(at: oldest)
+            }
+            guard state.challenges.count < Self.maximumChallenges else { return false }
+            state.challenges.append((bytes, now + Self.challengeLifetime, peer))
+            return true
+        }
+        guard made else {
+            var refusal = APIError(
+                status: .serviceUnavailable, code: "too-many-challenges",
+                message:
+                    "\(Self.maximumChallenges) owner challenges from other processes are waiting to be answered; try again when they expire (within \(Self.challengeLifetime.components.seconds) s)"
+            )
+            refusal.retryAfterSeconds = Int(Self.challengeLifetime.components.seconds)
+            throw refusal
         }
         return bytes
     }

@@ -46,10 +46,13 @@ struct VaultAPI: APIProtocol {
     }
 
     /// The exposition: open to the service's own uid on the socket; to anyone else (the TLS
-    /// listener, an `--allow-uid` peer) only with an app token, unless `--metrics-without-token`.
+    /// listener, an `--allow-uid` peer) only with a token that has the `metrics` permission,
+    /// unless `--metrics-without-token`.
     func metrics(_ input: Operations.Metrics.Input) async throws -> Operations.Metrics.Output {
         if try RequestScope.require().peer?.uid != getuid() && !metricsWithoutToken {
-            _ = try await authenticate(permission: nil, claimedApp: nil)
+            // They count every app's requests and the owner's consent decisions: an app's own
+            // token does not show them, only one made for monitoring (`--allow metrics`).
+            _ = try await authenticate(permission: .metrics, claimedApp: nil)
         }
         return .ok(
             .init(
@@ -262,7 +265,13 @@ struct VaultAPI: APIProtocol {
 
     /// A challenge for the owner's proof.
     func ownerChallenge(_ input: Operations.OwnerChallenge.Input) async throws -> Operations.OwnerChallenge.Output {
-        let challenge = try owner.challenge()
+        // The owner's routes are served on the Unix socket only, where every peer has credentials.
+        guard let peer = try RequestScope.require().peer else {
+            throw APIError(
+                status: .forbidden, code: "owner-only",
+                message: "/v1/owner/challenge is the vault owner's, served on the Unix socket only")
+        }
+        let challenge = try owner.challenge(for: peer.pid)
         return .ok(
             .init(
                 body: .json(

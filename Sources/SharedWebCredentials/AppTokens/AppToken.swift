@@ -14,6 +14,9 @@ public enum AppPermission: String, Sendable, CaseIterable, Comparable {
     case passkeyCreate = "passkey-create"
     /// Sign in with a passkey (`POST /v1/passkeys/get`).
     case passkeyGet = "passkey-get"
+    /// Read the service's metrics (`GET /metrics`), which count every app's requests and the
+    /// owner's consent decisions: a token for a monitoring system, never an app's by default.
+    case metrics
 
     public static func < (lhs: AppPermission, rhs: AppPermission) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -29,7 +32,7 @@ public enum AppPermission: String, Sendable, CaseIterable, Comparable {
             guard let permission = AppPermission(rawValue: name) else {
                 throw SharedWebCredentialsError(
                     .invalidInput,
-                    "unknown permission \"\(name)\" in \"\(text)\": give a comma-separated list of request, add, delete, generate, passkey-create, passkey-get"
+                    "unknown permission \"\(name)\" in \"\(text)\": give a comma-separated list of request, add, delete, generate, passkey-create, passkey-get, metrics"
                 )
             }
             guard permissions.insert(permission).inserted else {

@@ -23,7 +23,7 @@ package protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/health`.
     /// - Remark: Generated from `#/paths//v1/health/get(health)`.
     func health(_ input: Operations.Health.Input) async throws -> Operations.Health.Output
-    /// Prometheus text: requests by route, method and status, their latency, the gate's decisions, site verifications and the lock state. Labels never carry a token, an account, a domain or an app. Open on the Unix socket; on the TLS listener it needs an app token, unless the service runs with --metrics-without-token.
+    /// Prometheus text: requests by route, method and status, their latency, the gate's decisions, site verifications and the lock state. Labels never carry a token, an account, a domain or an app. Open to the service's own uid on the Unix socket; elsewhere it needs a token with the metrics permission (an app's own token is refused 403), unless the service runs with --metrics-without-token.
     ///
     /// - Remark: HTTP `GET /metrics`.
     /// - Remark: Generated from `#/paths//metrics/get(metrics)`.
@@ -104,7 +104,7 @@ extension APIProtocol {
     package func health(headers: Operations.Health.Input.Headers = .init()) async throws -> Operations.Health.Output {
         try await health(Operations.Health.Input(headers: headers))
     }
-    /// Prometheus text: requests by route, method and status, their latency, the gate's decisions, site verifications and the lock state. Labels never carry a token, an account, a domain or an app. Open on the Unix socket; on the TLS listener it needs an app token, unless the service runs with --metrics-without-token.
+    /// Prometheus text: requests by route, method and status, their latency, the gate's decisions, site verifications and the lock state. Labels never carry a token, an account, a domain or an app. Open to the service's own uid on the Unix socket; elsewhere it needs a token with the metrics permission (an app's own token is refused 403), unless the service runs with --metrics-without-token.
     ///
     /// - Remark: HTTP `GET /metrics`.
     /// - Remark: Generated from `#/paths//metrics/get(metrics)`.

@@ -30,7 +30,7 @@ struct AppTokenCreateCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The operations granted, comma-separated, from request, add, delete, generate, passkey-create, passkey-get (default: the four password operations; passkeys only when named).",
+            "The operations granted, comma-separated, from request, add, delete, generate, passkey-create, passkey-get, metrics (default: the four password operations; passkeys and metrics only when named).",
             valueName: "list"))
     var allow: String = "request,add,delete,generate"
 

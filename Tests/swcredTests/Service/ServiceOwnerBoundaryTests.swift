@@ -1,4 +1,5 @@
 import Foundation
+import SharedWebCredentials
 import TestSupport
 import Testing
 
@@ -212,6 +213,39 @@ struct ServiceOwnerBoundaryTests {
         }
     }
 
+    @Test("a flood of owner challenges from another process never evicts the one the owner is answering")
+    func challengeFloodKeepsOwnersChallenge() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            let challenge = try fixture.call("POST", "/v1/owner/challenge")
+            let text = try #require((challenge.json as? [String: Any])?["challenge"] as? String)
+            // Another process of the same uid asks for 200 challenges, each on its own connection.
+            let flood = try Self.run(
+                "/usr/bin/python3",
+                [
+                    "-c",
+                    """
+                    import http.client, socket, sys
+                    class C(http.client.HTTPConnection):
+                        def connect(self):
+                            self.sock = socket.socket(socket.AF_UNIX); self.sock.connect(sys.argv[1])
+                    statuses = []
+                    for _ in range(200):
+                        c = C("localhost"); c.request("POST", "/v1/owner/challenge"); statuses.append(c.getresponse().status)
+                    print(statuses.count(200), statuses.count(503))
+                    """,
+                    fixture.socketPath,
+                ])
+            #expect(flood.status == 0, "\(flood.output)")
+            let vault = try Vault.open(
+                at: fixture.gated.vaultPath, secret: .passphrase(SecureBytes(utf8: fixture.gated.passphrase)))
+            let proof = OwnerProof.text(vault.ownerProof(answering: try #require(OwnerProof.bytes(fromText: text))))
+            let session = try fixture.call(
+                "POST", "/v1/owner/session", json: ["challenge": text, "proof": proof])
+            #expect(session.status == 200, "the owner's challenge was evicted by the flood: \(session.text)")
+        }
+    }
+
     @Test("a member repeated in a request body is refused, named, before any decoder reads it")
     func duplicateMembers() async throws {
         try await ServiceFixture.with { fixture in
@@ -237,7 +271,7 @@ struct ServiceOwnerBoundaryTests {
     }
 
     @Test(
-        "/metrics on the TLS listener needs an app token, unless --metrics-without-token; the owner's routes are refused there"
+        "/metrics on the TLS listener needs a metrics token, never an app's, unless --metrics-without-token; the owner's routes are refused there"
     )
     func tcpListener() async throws {
         for open in [false, true] {
@@ -261,7 +295,13 @@ struct ServiceOwnerBoundaryTests {
                     #expect(anonymous.hasSuffix("\n200"), "\(anonymous)")
                 } else {
                     #expect(anonymous.hasSuffix("\n401") && anonymous.contains("invalid-token"), "\(anonymous)")
-                    #expect(try curl("GET", "/metrics", token: token).hasSuffix("\n200"))
+                    // The metrics count every app's requests and the owner's consent decisions:
+                    // an app's token does not see them, a token made for monitoring does.
+                    let byApp = try curl("GET", "/metrics", token: token)
+                    #expect(byApp.hasSuffix("\n403") && byApp.contains("permission-denied"), "\(byApp)")
+                    let monitoring = try fixture.token(["--allow", "metrics"])
+                    let scraped = try curl("GET", "/metrics", token: monitoring)
+                    #expect(scraped.hasSuffix("\n200") && scraped.contains("swcred_vault_locked"), "\(scraped)")
                 }
                 #expect(try fixture.call("GET", "/metrics").status == 200, "open to the owner's uid on the socket")
                 for (method, path) in [
