@@ -202,9 +202,11 @@ let package = Package(
         .testTarget(
             name: "swcredTests",
             // ZIPFoundation to write the hostile 1PUX files the import tests feed the binary; the
-            // client library for the checks of a service's socket that no process run can reach.
+            // client library and the service for the checks of a socket's peer that no process run
+            // can reach (a peer whose credentials cannot be read).
             dependencies: [
-                "TestSupport", "SharedWebCredentialsClient", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                "TestSupport", "SharedWebCredentialsClient", "SwcredService",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
     ]

@@ -10,11 +10,12 @@ import Synchronization
 final class PeerCredentialCache: Sendable {
     private let entries = Mutex<[ObjectIdentifier: PeerCredentials?]>([:])
 
-    /// The credentials of `channel`'s peer (nil on TCP), from the cache or read now.
-    func credentials(of channel: any Channel) async -> PeerCredentials? {
+    /// The credentials of `channel`'s peer (nil on TCP), from the cache or read now; throws, and
+    /// caches nothing, when a Unix socket's peer cannot be read.
+    func credentials(of channel: any Channel) async throws -> PeerCredentials? {
         let key = ObjectIdentifier(channel)
         if let cached = entries.withLock({ $0[key] }) { return cached }
-        let credentials = await PeerCredentials.of(channel)
+        let credentials = try await PeerCredentials.of(channel)
         let inserted = entries.withLock { entries -> Bool in
             guard entries[key] == nil else { return false }
             entries[key] = .some(credentials)

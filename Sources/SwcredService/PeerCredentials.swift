@@ -7,21 +7,20 @@ struct PeerCredentials: Sendable, Equatable {
     let uid: UInt32
     let gid: UInt32
 
-    /// The credentials of `channel`'s peer, or nil for a connection that has none (TCP).
-    static func of(_ channel: any Channel) async -> PeerCredentials? {
-        guard let provider = channel as? any SocketOptionProvider else { return nil }
-        let isUnix: Bool
-        if case .unixDomainSocket? = channel.localAddress { isUnix = true } else { isUnix = false }
-        guard isUnix else { return nil }
-        do {
-            let credentials: PeerCredentialsLayout = try await provider.unsafeGetSocketOption(
-                level: .socket, name: NIOBSDSocket.Option(rawValue: soPeerCred)
-            ).get()
-            return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
-        } catch {
-            return nil
-        }
+    /// The credentials of `channel`'s peer, or nil for a connection that has none (TCP). Throws
+    /// when a Unix socket's peer cannot be read: such a connection is refused, never taken for one
+    /// without credentials, which would skip the uid checks.
+    static func of(_ channel: any Channel) async throws -> PeerCredentials? {
+        guard case .unixDomainSocket? = channel.localAddress else { return nil }
+        guard let provider = channel as? any SocketOptionProvider else { throw Unavailable() }
+        let credentials: PeerCredentialsLayout = try await provider.unsafeGetSocketOption(
+            level: .socket, name: NIOBSDSocket.Option(rawValue: soPeerCred)
+        ).get()
+        return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
     }
+
+    /// A Unix socket connection whose peer offers no credentials.
+    struct Unavailable: Error {}
 }
 
 /// `struct ucred` of `<sys/socket.h>` (pid_t, uid_t, gid_t), which Glibc's Swift module leaves

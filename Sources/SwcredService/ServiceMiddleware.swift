@@ -30,9 +30,10 @@ struct ServiceMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let start = ContinuousClock.now
-        let peer = await peers.credentials(of: context.channel)
         let response: Response
+        var peer: PeerCredentials?
         do {
+            peer = try await Self.identify { try await peers.credentials(of: context.channel) }
             if let peer, peer.uid != ownUID, !allowedUIDs.contains(peer.uid) {
                 throw APIError.peerRefused(uid: peer.uid)
             }
@@ -69,6 +70,20 @@ struct ServiceMiddleware: RouterMiddleware {
             log(request, route: route, status: response.status, elapsed: elapsed, peer: peer)
         }
         return response
+    }
+
+    /// The peer of a request, from `lookup`; a Unix socket peer whose credentials cannot be read
+    /// is refused (fail closed), never served as if it were a TCP client, which no uid check sees.
+    static func identify(_ lookup: () async throws -> PeerCredentials?) async throws(APIError) -> PeerCredentials? {
+        do {
+            return try await lookup()
+        } catch {
+            throw APIError(
+                status: .forbidden, code: "peer-refused",
+                message:
+                    "the service could not read which process is at the other end of this connection (SO_PEERCRED failed), and serves no connection it cannot identify"
+            )
+        }
     }
 
     /// Refuses an owner's route on TCP, to a peer of another uid (`--allow-uid` admits apps, never
