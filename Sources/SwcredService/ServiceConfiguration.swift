@@ -29,8 +29,13 @@ public struct ServiceConfiguration: Sendable {
     /// to the service's own uid).
     public var metricsWithoutToken = false
     /// How the vault is opened, here and on every unlock: how long a write waits for another
-    /// writer (`--busy-timeout`), which also bounds a PostgreSQL statement's answer (plus 5 s).
-    public var vault = VaultConfiguration()
+    /// writer (`--busy-timeout`), which also bounds a PostgreSQL statement's answer (plus 5 s);
+    /// and never following another process's key rotation: the service locks instead.
+    public var vault: VaultConfiguration = {
+        var configuration = VaultConfiguration()
+        configuration.followsKeyChanges = false
+        return configuration
+    }()
 
     /// A TCP listener, always with TLS.
     public struct TCPListener: Sendable {

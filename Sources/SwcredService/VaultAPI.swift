@@ -304,10 +304,23 @@ struct VaultAPI: APIProtocol {
         }
     }
 
+    /// Refuses the owner's session routes, and locks, once another process changed the
+    /// passphrase or the vault key: a session of the earlier unlock must not answer for the owner
+    /// (``UnlockWatcher`` locks within a second anyway; this closes that second).
+    private func requireUnlockUnchanged() async throws {
+        guard let vault = try await BlockingWork.run({ [holder] in holder.lockIfUnlockChanged() }) else { return }
+        await trail.locked(vault, by: .service, detail: UnlockWatcher.detail)
+        logger.warning("\(UnlockWatcher.detail): locked until unlocked again")
+        throw APIError(
+            status: APIError.locked.status, code: APIError.locked.code,
+            message: "\(UnlockWatcher.detail): the owner unlocks the service again with `swcred unlock`")
+    }
+
     /// `GET /v1/consent/next?wait=SECONDS`: the oldest waiting request, or 204 after the wait.
     func nextConsentRequest(
         _ input: Operations.NextConsentRequest.Input
     ) async throws -> Operations.NextConsentRequest.Output {
+        try await requireUnlockUnchanged()
         try owner.requireSession(authorization: try RequestScope.require().authorization)
         let wait = input.query.wait ?? 0
         guard (0...60).contains(wait) else {
@@ -323,6 +336,7 @@ struct VaultAPI: APIProtocol {
         _ input: Operations.AnswerConsentRequest.Input
     ) async throws -> Operations.AnswerConsentRequest.Output {
         guard case .json(let answer) = input.body else { throw APIError.unsupportedMediaType }
+        try await requireUnlockUnchanged()
         try owner.requireSession(authorization: try RequestScope.require().authorization)
         let answeredBy = "an owner session, " + Self.describe(try RequestScope.require().peer)
         guard consent.answer(id: answer.id, approve: answer.approve, answeredBy: answeredBy) else {
@@ -472,7 +486,7 @@ struct VaultAPI: APIProtocol {
                     record = try await vault.appTokens.authenticate(token)
                 }
             } catch let error as SharedWebCredentialsError where error.code == .vaultLocked {
-                if (try? await BlockingWork.run({ try vault.isKeyCurrent() })) == false {
+                if (try? await BlockingWork.run({ try vault.isUnlockCurrent() })) == false {
                     holder.lock()
                     logger.warning("the vault key was rotated by another process: locked until unlocked again")
                     throw APIError(

@@ -66,6 +66,20 @@ final class VaultHolder: Sendable {
         }
     }
 
+    /// Locks when another process changed the passphrase or rotated the vault key since this
+    /// unlock (``Vault/isUnlockCurrent()``): no owner session, token or key of the earlier unlock
+    /// goes on, and the owner unlocks again. Returns the vault it locked, or nil. Blocking: it reads
+    /// the vault's metadata. A failed read leaves the vault as it is (the next check tries again).
+    func lockIfUnlockChanged() -> Vault? {
+        guard let vault = peekVault(), (try? vault.isUnlockCurrent()) == false else { return nil }
+        let locked = state.withLock { state -> Bool in
+            guard state.vault === vault else { return false }
+            state.vault = nil
+            return true
+        }
+        return locked ? vault : nil
+    }
+
     /// Unlocks with `secret` (Argon2id runs here); a wrong one throws `vaultLocked` and leaves
     /// the state as it was.
     func unlock(with secret: VaultSecret) throws {

@@ -124,6 +124,7 @@ public enum VaultService {
                     policy: configuration.recheckPolicy,
                     interval: configuration.reverifyInterval, logger: logger))
         }
+        services.append(UnlockWatcher(holder: holder, trail: trail, logger: logger))
         if let lockAfter = configuration.lockAfter {
             services.append(IdleLocker(holder: holder, interval: lockAfter, trail: trail, logger: logger))
         }

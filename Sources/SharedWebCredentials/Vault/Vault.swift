@@ -24,6 +24,13 @@ public struct VaultConfiguration: Sendable {
     /// How long to wait for another process's write lock before failing with `.vaultBusy`.
     public var busyTimeout: TimeInterval = 10
 
+    /// Whether another process's rotation of the vault key is followed: the new key is unwrapped
+    /// with the same passphrase and used from then on, so a command that waited for the lock
+    /// finishes under it. A long-running holder (the service) turns it off: another process's
+    /// rotation then fails its operations with `.vaultLocked`, and it locks itself instead of
+    /// going on under a key, or a passphrase, that its owner did not unlock it with.
+    public var followsKeyChanges = true
+
     /// The default settings.
     public init() {}
 }
@@ -41,6 +48,8 @@ public final class Vault: Sendable {
     /// The database: every store of the package reads and writes through it.
     package let storage: any VaultStorage
     private let unlocked: Mutex<UnlockedKey>
+    /// ``VaultConfiguration/followsKeyChanges``.
+    private let followsKeyChanges: Bool
     private let warningHandler = Mutex<(@Sendable (String) -> Void)?>(nil)
     /// The audit entries appended side by side, committed in groups (``AuditLog/append(_:)``).
     let auditGroupCommit = AuditGroupCommit()
@@ -53,11 +62,13 @@ public final class Vault: Sendable {
         var wrappedKey: [UInt8]
     }
 
-    private init(store: VaultStore, storage: any VaultStorage, unlocked: UnlockedKey) {
+    private init(store: VaultStore, storage: any VaultStorage, unlocked: UnlockedKey, configuration: VaultConfiguration)
+    {
         self.store = store
         self.path = storage.location
         self.storage = storage
         self.unlocked = Mutex(unlocked)
+        followsKeyChanges = configuration.followsKeyChanges
     }
 
     /// The credentials in this vault (ungated).
@@ -97,7 +108,7 @@ public final class Vault: Sendable {
         switch store {
         case .file(let path):
             return try SQLiteStorage.create(path: path, busyTimeout: configuration.busyTimeout) { storage in
-                try setUp(store, storage, protection: protection)
+                try setUp(store, storage, protection: protection, configuration: configuration)
             }
         case .postgresql(let url, let password):
             let storage = try PostgresStorage(url: url, password: password, busyTimeout: configuration.busyTimeout)
@@ -107,14 +118,15 @@ public final class Vault: Sendable {
                 throw SharedWebCredentialsError(
                     .vaultExists, "\(storage.location) already holds a vault; nothing was changed.")
             }
-            return try setUp(store, storage, protection: protection)
+            return try setUp(store, storage, protection: protection, configuration: configuration)
         }
     }
 
     /// Makes a new vault's key, migrates the empty database and writes its metadata, commitment
     /// and audit head.
     private static func setUp(
-        _ store: VaultStore, _ storage: any VaultStorage, protection: VaultProtection
+        _ store: VaultStore, _ storage: any VaultStorage, protection: VaultProtection,
+        configuration: VaultConfiguration
     ) throws -> Vault {
         let wrappingKey: SecureBytes
         let stored: VaultMetadata.Protection
@@ -150,7 +162,8 @@ public final class Vault: Sendable {
         }
         return Vault(
             store: store, storage: storage,
-            unlocked: UnlockedKey(keys: keys, protection: stored, wrappedKey: metadata.wrappedKey))
+            unlocked: UnlockedKey(keys: keys, protection: stored, wrappedKey: metadata.wrappedKey),
+            configuration: configuration)
     }
 
     /// The storage of `store`, opened.
@@ -206,7 +219,8 @@ public final class Vault: Sendable {
         }
         return Vault(
             store: store, storage: storage,
-            unlocked: UnlockedKey(keys: keys, protection: metadata.protection, wrappedKey: metadata.wrappedKey))
+            unlocked: UnlockedKey(keys: keys, protection: metadata.protection, wrappedKey: metadata.wrappedKey),
+            configuration: configuration)
     }
 
     /// Throws the "not a vault" error for a database with no schema at all.
@@ -347,12 +361,16 @@ public final class Vault: Sendable {
         return KeyRotation(revokedAppTokens: revoked)
     }
 
-    /// Whether the vault key this instance holds is still the vault's key: false once another
-    /// process rotated it (`swcred rekey`). A long-running holder (the service) checks it to lock
-    /// itself instead of following the rotation with the app tokens it revoked.
-    public func isKeyCurrent() throws -> Bool {
-        let keyID = keys.keyID
-        return try storage.read { db in try VaultMetadata.currentKeyID(db) == keyID }
+    /// Whether the vault key this instance holds, and its wrapping, are still the vault's: false
+    /// once another process changed the passphrase (`swcred passwd`) or rotated the key
+    /// (`swcred rekey`). A long-running holder (the service) checks it to lock itself: neither
+    /// change leaves an unlock made before it standing.
+    public func isUnlockCurrent() throws -> Bool {
+        let (keyID, wrappedKey) = unlocked.withLock { ($0.keys.keyID, $0.wrappedKey) }
+        return try storage.read { db in
+            guard let row = try db.row("SELECT key_id, wrapped_key FROM vault_meta WHERE id = 1") else { return false }
+            return row.blob(0) == keyID && row.blob(1) == wrappedKey
+        }
     }
 
     /// Re-seals every record and re-MACs every authenticated row under `newKeys`, after checking
@@ -462,7 +480,7 @@ public final class Vault: Sendable {
     /// ``read(_:)`` with the keys this vault holds, without following another process's rotation
     /// (``currentKeys(_:)``): for checking app tokens, which a rotation revokes, so that a token
     /// that no longer matches is the service's cue to notice the rotation and lock itself
-    /// (``isKeyCurrent()``) rather than go on under the new key.
+    /// (``isUnlockCurrent()``) rather than go on under the new key.
     func readWithHeldKeys<T: Sendable>(
         _ body: @escaping @Sendable (any StoreReader, VaultKeys) throws -> T
     )
@@ -533,7 +551,8 @@ public final class Vault: Sendable {
     /// The keys to use inside a transaction. If another process rotated the vault key since this
     /// one unlocked it (a `rekey` while this process waited for the lock), the new key is
     /// unwrapped with the same wrapping key and used from now on: the operation is retried once
-    /// with the new key instead of failing. If the passphrase changed too, that fails.
+    /// with the new key instead of failing. If the passphrase changed too, that fails, and so
+    /// does any rotation when ``VaultConfiguration/followsKeyChanges`` is off.
     private func currentKeys(_ db: any StoreReader) throws -> VaultKeys {
         try currentKeys(db, keyID: VaultMetadata.currentKeyID(db))
     }
@@ -542,6 +561,7 @@ public final class Vault: Sendable {
     private func currentKeys(_ db: any StoreReader, keyID: [UInt8]?) throws -> VaultKeys {
         let current = unlocked.withLock { $0 }
         guard keyID != current.keys.keyID else { return current.keys }
+        guard followsKeyChanges else { throw rotatedElsewhere }
         let stored = try VaultMetadata.read(db, path: path)
         let associatedData = VaultKeys.wrappedKeyAssociatedData(
             keyID: stored.keyID, protection: stored.protection, format: stored.formatVersion)

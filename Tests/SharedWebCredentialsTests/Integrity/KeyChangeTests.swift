@@ -200,6 +200,29 @@ struct KeyChangeTests {
         #expect(try Support.open(first.path, passphrase: "first wins").credentials.count() == 0)
     }
 
+    @Test(
+        "a holder that does not follow key changes (the service) fails after another's rotation, and notices both changes"
+    )
+    func holderThatDoesNotFollow() throws {
+        let directory = try TemporaryDirectory()
+        let created = try Support.makeVault(in: directory)
+        try created.credentials.upsert(server: "example.com", account: "alice", password: SecureBytes(utf8: "one"))
+        var configuration = VaultConfiguration()
+        configuration.followsKeyChanges = false
+        let holder = try Vault.open(
+            at: created.path, secret: .passphrase(SecureBytes(utf8: Support.passphrase)), configuration: configuration)
+        #expect(try holder.isUnlockCurrent())
+        try Support.open(created.path).changePassphrase(to: SecureBytes(utf8: "second passphrase: amber quasar"))
+        #expect(try !holder.isUnlockCurrent(), "a new passphrase ends the unlock made with the old one")
+        let second = try Support.open(created.path, passphrase: "second passphrase: amber quasar")
+        try second.rotateKey()
+        let code = Support.errorCode {
+            _ = try holder.credentials.upsert(server: "example.com", account: "bob", password: SecureBytes(utf8: "two"))
+        }
+        #expect(code == .vaultLocked, "the holder went on under a key it was not unlocked with")
+        #expect(try second.credentials.find(server: "example.com").map(\.passwordText) == ["one"])
+    }
+
     @Test("a write after another handle rotated the key retries with the new key instead of failing")
     func writeDuringRekey() async throws {
         let directory = try TemporaryDirectory()

@@ -1,0 +1,28 @@
+import Logging
+import ServiceLifecycle
+
+/// Locks the service within a second of another process changing the vault's passphrase
+/// (`swcred passwd`) or rotating its key (`swcred rekey`): the unlock the owner made no longer
+/// stands, so every owner session of it ends and the owner unlocks again. Without it, a service
+/// would go on serving apps with the key of a passphrase its owner had just retired.
+struct UnlockWatcher: Service {
+    /// What the service's log and audit entry say about such a lock.
+    static let detail = "the passphrase or the vault key was changed by another process"
+
+    let holder: VaultHolder
+    let trail: OwnerAuditTrail
+    let logger: Logger
+    /// How often the vault's metadata is read.
+    var interval: Duration = .seconds(1)
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            try? await Task.sleep(for: interval)
+            guard let vault = try? await BlockingWork.run({ [holder] in holder.lockIfUnlockChanged() }) else {
+                continue
+            }
+            await trail.locked(vault, by: .service, detail: Self.detail)
+            logger.warning("\(Self.detail): locked until unlocked again")
+        }
+    }
+}
