@@ -125,7 +125,7 @@ struct ImportShapeTests {
 
             """
         let message = try #require(ImportTests.errorMessage { try fixture.run(try fixture.file("bad.csv", csv)) })
-        #expect(message.contains("row 4") && message.contains("https://ba d.example/"))
+        #expect(message.contains("row 4") && message.contains("the URL for host \"ba d.example\""), "\(message)")
         #expect(try fixture.vault.credentials.count() == 0)
     }
 
