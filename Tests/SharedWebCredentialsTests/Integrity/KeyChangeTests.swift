@@ -209,18 +209,26 @@ struct KeyChangeTests {
         try created.credentials.upsert(server: "example.com", account: "alice", password: SecureBytes(utf8: "one"))
         var configuration = VaultConfiguration()
         configuration.followsKeyChanges = false
-        let holder = try Vault.open(
-            at: created.path, secret: .passphrase(SecureBytes(utf8: Support.passphrase)), configuration: configuration)
-        #expect(try holder.isUnlockCurrent())
-        try Support.open(created.path).changePassphrase(to: SecureBytes(utf8: "second passphrase: amber quasar"))
-        #expect(try !holder.isUnlockCurrent(), "a new passphrase ends the unlock made with the old one")
-        let second = try Support.open(created.path, passphrase: "second passphrase: amber quasar")
-        try second.rotateKey()
+        func holder() throws -> Vault {
+            try Vault.open(
+                at: created.path, secret: .passphrase(SecureBytes(utf8: Support.passphrase)),
+                configuration: configuration)
+        }
+        // A rotation under the same passphrase: a holder that followed it could unwrap the new key.
+        let rotated = try holder()
+        #expect(try rotated.isUnlockCurrent())
+        try Support.open(created.path).rotateKey()
+        #expect(try !rotated.isUnlockCurrent(), "a new key ends the unlock made before it")
         let code = Support.errorCode {
-            _ = try holder.credentials.upsert(server: "example.com", account: "bob", password: SecureBytes(utf8: "two"))
+            _ = try rotated.credentials.upsert(
+                server: "example.com", account: "bob", password: SecureBytes(utf8: "two"))
         }
         #expect(code == .vaultLocked, "the holder went on under a key it was not unlocked with")
-        #expect(try second.credentials.find(server: "example.com").map(\.passwordText) == ["one"])
+        #expect(try Support.open(created.path).credentials.find(server: "example.com").map(\.passwordText) == ["one"])
+        // A new passphrase for the same key.
+        let rewrapped = try holder()
+        try Support.open(created.path).changePassphrase(to: SecureBytes(utf8: "second passphrase: amber quasar"))
+        #expect(try !rewrapped.isUnlockCurrent(), "a new passphrase ends the unlock made with the old one")
     }
 
     @Test("a write after another handle rotated the key retries with the new key instead of failing")
