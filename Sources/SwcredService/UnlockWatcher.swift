@@ -18,11 +18,16 @@ struct UnlockWatcher: Service {
     func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: interval)
-            guard let vault = try? await BlockingWork.run({ [holder] in holder.lockIfUnlockChanged() }) else {
-                continue
-            }
-            await trail.locked(vault, by: .service, detail: Self.detail)
-            logger.warning("\(Self.detail): locked until unlocked again")
+            _ = await Self.lockIfUnlockChanged(holder: holder, trail: trail, logger: logger)
         }
+    }
+
+    /// Locks when the passphrase or the key changed since the unlock (``VaultHolder/lockIfUnlockChanged()``),
+    /// and records and logs why; returns whether it locked.
+    static func lockIfUnlockChanged(holder: VaultHolder, trail: OwnerAuditTrail, logger: Logger) async -> Bool {
+        guard let vault = try? await BlockingWork.run({ holder.lockIfUnlockChanged() }) else { return false }
+        await trail.locked(vault, by: .service, detail: detail)
+        logger.warning("\(detail): locked until unlocked again")
+        return true
     }
 }

@@ -308,9 +308,7 @@ struct VaultAPI: APIProtocol {
     /// passphrase or the vault key: a session of the earlier unlock must not answer for the owner
     /// (``UnlockWatcher`` locks within a second anyway; this closes that second).
     private func requireUnlockUnchanged() async throws {
-        guard let vault = try await BlockingWork.run({ [holder] in holder.lockIfUnlockChanged() }) else { return }
-        await trail.locked(vault, by: .service, detail: UnlockWatcher.detail)
-        logger.warning("\(UnlockWatcher.detail): locked until unlocked again")
+        guard await UnlockWatcher.lockIfUnlockChanged(holder: holder, trail: trail, logger: logger) else { return }
         throw APIError(
             status: APIError.locked.status, code: APIError.locked.code,
             message: "\(UnlockWatcher.detail): the owner unlocks the service again with `swcred unlock`")

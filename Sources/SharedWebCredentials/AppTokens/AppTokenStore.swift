@@ -223,10 +223,9 @@ public struct AppTokenStore: Sendable {
     }
 
     /// Deletes every token in the same transaction as a vault key rotation: their hashes and MACs
-    /// were keyed by the old key and cannot be recomputed without the tokens. Returns how many.
-    /// Deletes every token, as a key rotation must (their hashes are keyed by the old key), and
-    /// returns the `token-revoke` entry of each, read under the old `keys`, for the caller to
-    /// append under the new key in the same transaction.
+    /// were keyed by the old key and cannot be recomputed without the tokens. Returns the
+    /// `token-revoke` entry of each, read under the old `keys`, for the caller to append under
+    /// the new key in the same transaction.
     static func revokeAll(_ db: any StoreWriter, keys: VaultKeys, vault: Vault, reason: String) throws -> [AuditEvent] {
         let events = try db.rows(select).map { row in
             // A row that fails its MAC is revoked all the same, as ``revoke(id:)`` does.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The vault's throttle of guesses at its secret: wrong unlocks and wrong owner proofs, from any
 /// connection to any service of the vault. After the n-th failure in a row, the next guess is
@@ -11,7 +12,7 @@ import Foundation
 /// metadata row, so restarting the service does not reset it, and every service on one
 /// PostgreSQL database shares it. It is outside the key's protection on purpose: whoever can
 /// write that row can read the wrapped key beside it and guess offline, unthrottled, anyway.
-public struct GuessThrottle: Sendable {
+public final class GuessThrottle: Sendable {
     /// The vault whose guesses are counted.
     public let store: VaultStore
     /// How its storage is opened (the busy timeout).
@@ -20,6 +21,9 @@ public struct GuessThrottle: Sendable {
     public let baseDelay: Duration
     /// The longest wait between two guesses.
     public let maximumDelay: Duration
+    /// The vault's storage, opened and its schema checked at the first guess, then kept: a guess
+    /// writes two or three times, and a service may see many.
+    private let opened = Mutex<(any VaultStorage)?>(nil)
 
     /// A throttle for the vault in `store`.
     public init(
@@ -71,13 +75,6 @@ public struct GuessThrottle: Sendable {
         }
     }
 
-    /// The guesses counted since the last right one (those waiting for their turn included).
-    public func failures() throws -> Int {
-        let storage = try openCurrent()
-        return try storage.read { db in try db.integer("SELECT failed_guesses FROM vault_meta WHERE id = 1") }
-            .map(Int.init) ?? 0
-    }
-
     /// The wait after `failures` failures in a row, in milliseconds.
     func delayMilliseconds(after failures: Int64) -> Int64 {
         guard failures > 0 else { return 0 }
@@ -86,15 +83,20 @@ public struct GuessThrottle: Sendable {
     }
 
     private func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
-        try openCurrent().write(durability: .synced, body)
+        try storage().write(durability: .synced, body)
     }
 
     /// The vault's storage, once its schema is checked and fully migrated: the throttle's columns
     /// exist only then, and no statement runs on a schema that was not checked.
-    private func openCurrent() throws -> any VaultStorage {
+    private func storage() throws -> any VaultStorage {
+        if let storage = opened.withLock({ $0 }) { return storage }
         let storage = try Vault.openStorage(store, configuration: configuration)
         guard try storage.verifySchema() == .current else { throw missingState }
-        return storage
+        return opened.withLock { opened in
+            if let first = opened { return first }
+            opened = storage
+            return storage
+        }
     }
 
     private var missingState: SharedWebCredentialsError {
