@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "SharedWebCredentialsCore", targets: ["SharedWebCredentialsCore"]),
         .library(name: "SharedWebCredentialsClient", targets: ["SharedWebCredentialsClient"]),
         .library(name: "SharedWebCredentialsTransfer", targets: ["SharedWebCredentialsTransfer"]),
+        .library(name: "SwcredBrowser", targets: ["SwcredBrowser"]),
         .executable(name: "swcred", targets: ["swcred"]),
         .executable(name: "swcred-serve", targets: ["swcred-serve"]),
     ],
@@ -93,6 +94,14 @@ let package = Package(
                 .product(name: "CSV", package: "CSV.swift"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
+        ),
+        // The KeePassXC-Browser protocol (issue 44): native-messaging framing, the crypto_box
+        // session, the messages and the engine over a vault-side protocol, and RFC 6238 codes.
+        // Nothing of the vault: the service's browser listener and `swcred browser host` plug the
+        // vault in. swift-crypto for HMAC-SHA1, which libsodium lacks (TOTP's default).
+        .target(
+            name: "SwcredBrowser",
+            dependencies: ["CSodium", "SharedWebCredentialsCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // prctl for the process hardening (no core dumps), which Swift cannot call (variadic), and
         // the socket's POSIX ACL for --allow-uid (lsetxattr, which Glibc's Swift module lacks).
@@ -199,6 +208,9 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        // CSodium too: the tests play the extension with libsodium's own crypto_box_easy, not the
+        // session's precomputed-key calls.
+        .testTarget(name: "SwcredBrowserTests", dependencies: ["SwcredBrowser", "CSodium"]),
         .testTarget(
             name: "swcredTests",
             // ZIPFoundation to write the hostile 1PUX files the import tests feed the binary; the
