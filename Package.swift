@@ -137,6 +137,7 @@ let package = Package(
                 "SwcredHardening",
                 "SharedWebCredentialsClient",
                 "SharedWebCredentialsTransfer",
+                "SwcredBrowser",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // The static Swift runtime's link arguments export every symbol of the package's own

@@ -21,7 +21,7 @@ struct SwcredCommand: AsyncParsableCommand {
             GenerateCommand.self, RulesCommand.self, AASACommand.self, DALCommand.self, SiteCommand.self,
             ServeHandoffCommand.self,
             LockCommand.self, UnlockCommand.self, ConsentCommand.self, ItemCommand.self, AuditCommand.self,
-            ImportCommand.self, ExportCommand.self, PasskeyCommand.self, StoreCommand.self,
+            ImportCommand.self, ExportCommand.self, PasskeyCommand.self, StoreCommand.self, BrowserCommand.self,
         ]
     )
 }
