@@ -132,7 +132,11 @@ struct NativeMessageFramingTests {
     @Test("a message over the browsers' 1 MiB is not sent, and nothing reaches the pipe")
     func outgoingOverSize() throws {
         let pipe = Pipe()
-        let writer = NativeMessageWriter(fileDescriptor: pipe.fileHandleForWriting.fileDescriptor)
+        // Non-blocking, so that a writer that sent the message anyway fails on the full pipe
+        // instead of hanging the test.
+        let descriptor = pipe.fileHandleForWriting.fileDescriptor
+        #expect(fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK) == 0)
+        let writer = NativeMessageWriter(fileDescriptor: descriptor)
         let message = [UInt8](repeating: UInt8(ascii: "b"), count: 1024 * 1024 + 1)
         #expect(throws: NativeMessageFramingError.outgoingMessageTooLarge(length: 1_048_577, limit: 1_048_576)) {
             try writer.write(message)
