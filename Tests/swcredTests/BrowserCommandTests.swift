@@ -125,4 +125,12 @@ struct BrowserCommandTests {
         #expect(help.stdout.contains("org.keepassxc.keepassxc_browser.json"))
         #expect(help.stdout.contains("--force"))
     }
+
+    @Test("browser host, started as a browser starts it, says it cannot relay yet and fails")
+    func hostNotBuilt() throws {
+        let result = try run(["host", "chrome-extension://pdffhmdngciaglkoonimfcmckehcpafo/"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("cannot relay to the vault service yet"))
+        #expect(result.stdout.isEmpty, "nothing on standard output, which the browser reads as messages")
+    }
 }
