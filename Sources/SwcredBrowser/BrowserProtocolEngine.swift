@@ -125,14 +125,14 @@ public actor BrowserProtocolEngine {
             return refuse(.actionMismatch(envelope: actionName), action: actionName, requestID: requestID)
         }
         do {
-            let fields = try await answer(action, request: request, clientID: clientID)
-            return reply(action: actionName, fields: fields, requestNonce: nonce, clientID: clientID)
+            let fields = try await answer(action, request: request, clientID: clientID, session: client.crypto)
+            return reply(action: actionName, fields: fields, requestNonce: nonce, session: client.crypto)
         } catch let refusal as BrowserRefusal {
             return refuse(refusal, action: actionName, requestID: requestID)
         } catch let error as BrowserMessageError {
             return refuse(.request(error), action: actionName, requestID: requestID)
         } catch let error as BrowserVaultError {
-            if error == .notAssociated { clients[clientID]?.association = nil }
+            if error == .notAssociated { setAssociation(nil, clientID: clientID, session: client.crypto) }
             return refuse(.vault(error), action: actionName, requestID: requestID)
         } catch {
             // Any other failure of the vault side: nothing is released, and the browser is told the
@@ -189,8 +189,12 @@ public actor BrowserProtocolEngine {
     }
 
     /// The fields of the encrypted reply to an allowed, decrypted request.
+    ///
+    /// The vault's answers can take long (the owner approving an association), and other messages
+    /// are handled meanwhile: what an answer changes in the session goes only to `session`, the
+    /// one the request came in, never to a session the same client made since.
     private func answer(
-        _ action: BrowserAction, request: BrowserJSONObject, clientID: String
+        _ action: BrowserAction, request: BrowserJSONObject, clientID: String, session: BrowserCryptoSession
     ) async throws
         -> [String: Any]
     {
@@ -199,26 +203,26 @@ public actor BrowserProtocolEngine {
             return ["hash": try await hash()]
         case .associate:
             let associate = try AssociateRequest(request)
-            guard let client = clients[clientID],
-                Self.equalKeys(associate.key, Data(client.crypto.clientPublicKey).base64EncodedString())
-            else { throw BrowserRefusal.sessionKeyMismatch }
+            guard Self.equalKeys(associate.key, Data(session.clientPublicKey).base64EncodedString()) else {
+                throw BrowserRefusal.sessionKeyMismatch
+            }
             let hash = try await hash()
             let id = try await vault.associate(publicKey: associate.key, identificationKey: associate.identificationKey)
             guard !id.isEmpty else { throw BrowserVaultError.denied }
-            clients[clientID]?.association = id
+            setAssociation(id, clientID: clientID, session: session)
             return ["hash": hash, "id": id]
         case .testAssociate:
             let test = try TestAssociateRequest(request)
             let hash = try await hash()
             guard try await vault.isAssociated(id: test.id, identificationKey: test.key) else {
-                clients[clientID]?.association = nil
+                setAssociation(nil, clientID: clientID, session: session)
                 throw BrowserRefusal.associationNotRecognized
             }
-            clients[clientID]?.association = test.id
+            setAssociation(test.id, clientID: clientID, session: session)
             return ["hash": hash, "id": test.id]
         case .getLogins:
             let query = try GetLoginsRequest(request)
-            let association = try associationOf(clientID)
+            let association = try associationOf(clientID, session: session)
             let hash = try await hash()
             let logins = try await vault.logins(
                 association: association, url: query.url, submitURL: query.submitURL, httpAuth: query.httpAuth)
@@ -226,20 +230,20 @@ public actor BrowserProtocolEngine {
             return ["count": logins.count, "entries": logins.map(Self.entry), "hash": hash, "id": association]
         case .setLogin:
             let change = try SetLoginRequest(request)
-            let association = try associationOf(clientID)
+            let association = try associationOf(clientID, session: session)
             let hash = try await hash()
             try await vault.setLogin(association: association, change)
             return ["count": NSNull(), "entries": NSNull(), "error": "success", "hash": hash]
         case .generatePassword:
             let generate = try GeneratePasswordRequest(request)
-            let association = try associationOf(clientID)
+            let association = try associationOf(clientID, session: session)
             return ["password": try await vault.generatePassword(association: association, url: generate.url)]
         case .getTOTP:
             let totp = try GetTOTPRequest(request)
-            let association = try associationOf(clientID)
+            let association = try associationOf(clientID, session: session)
             return ["totp": try await vault.totp(association: association, uuid: totp.uuid)]
         case .lockDatabase:
-            let association = try associationOf(clientID)
+            let association = try associationOf(clientID, session: session)
             try await vault.lock(association: association)
             return [:]
         case .changePublicKeys, .databaseLocked, .databaseUnlocked:
@@ -253,8 +257,15 @@ public actor BrowserProtocolEngine {
         return hash
     }
 
-    private func associationOf(_ clientID: String) throws -> String {
-        guard let association = clients[clientID]?.association else {
+    /// Records the association proven in `session`, if that is still the client's session.
+    private func setAssociation(_ association: String?, clientID: String, session: BrowserCryptoSession) {
+        guard clients[clientID]?.crypto === session else { return }
+        clients[clientID]?.association = association
+    }
+
+    /// The association proven in `session`, which must still be the client's session.
+    private func associationOf(_ clientID: String, session: BrowserCryptoSession) throws -> String {
+        guard let client = clients[clientID], client.crypto === session, let association = client.association else {
             throw BrowserRefusal.notAssociated(action: "")
         }
         return association
@@ -283,13 +294,10 @@ public actor BrowserProtocolEngine {
     // MARK: - Replies
 
     private func reply(
-        action: String, fields: [String: Any], requestNonce: BrowserNonce, clientID: String
+        action: String, fields: [String: Any], requestNonce: BrowserNonce, session: BrowserCryptoSession
     )
         -> BrowserEngineOutcome
     {
-        guard let client = clients[clientID] else {
-            return refuse(.noKeyExchange(action: action), action: action)
-        }
         let responseNonce = requestNonce.incremented()
         var message = fields
         message["version"] = Self.protocolVersion
@@ -298,7 +306,7 @@ public actor BrowserProtocolEngine {
         var plaintext = BrowserJSONWriter.data(message)
         defer { sodium_memzero(&plaintext, plaintext.count) }
         do {
-            let box = try client.crypto.seal(plaintext, nonce: responseNonce)
+            let box = try session.seal(plaintext, nonce: responseNonce)
             let reply: [String: Any] = ["action": action, "message": box, "nonce": responseNonce.base64]
             return BrowserEngineOutcome(reply: BrowserJSONWriter.data(reply), refusal: nil)
         } catch {

@@ -11,6 +11,8 @@ public protocol BrowserVaultBridge: Sendable {
     /// The hash that identifies this vault to the extension (KeePassXC sends the hex SHA-256 of its
     /// root group's id). It must identify nothing beyond this vault: a keyed hash, never one of
     /// the passphrase. An empty string means none is available (``BrowserErrorCode/databaseHashNotReceived``).
+    /// Throw ``BrowserVaultError/locked`` while the vault is locked: the extension learns that the
+    /// database is closed from this request's ``BrowserErrorCode/databaseNotOpened``.
     func databaseHash() async throws -> String
 
     /// Asks the owner to approve a new association for the identification key `identificationKey`

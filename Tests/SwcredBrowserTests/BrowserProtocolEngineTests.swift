@@ -414,6 +414,36 @@ struct BrowserProtocolEngineRefusalTests {
         #expect(missingPassword.outcome.refusal == .request(.missingField("password")))
     }
 
+    @Test("a locked vault: get-databasehash says the database is not open, as the extension expects")
+    func lockedHash() async throws {
+        let (engine, vault, client) = try await connected()
+        _ = await client.associate(with: engine)
+        _ = await client.send("lock-database", to: engine)
+        #expect(await vault.locked)
+        let exchange = await client.send("get-databasehash", to: engine)
+        #expect(exchange.errorCode == "1")
+        #expect(exchange.outcome.refusal == .vault(.locked))
+    }
+
+    @Test("an association approved after the client exchanged keys again does not carry into the new session")
+    func approvalAfterRekey() async throws {
+        let (engine, vault, client) = try await connected()
+        await vault.holdApprovals()
+        let pending = Task { await client.associate(with: engine) }
+        while !(await vault.isWaitingForApproval) { await Task.yield() }
+        // The same clientID, a new key pair: what a process that learnt the clientID would do.
+        let intruder = ExtensionClient(clientID: client.clientID)
+        try await intruder.exchangeKeys(with: engine)
+        await vault.releaseApproval()
+        let answered = await pending.value
+        #expect(answered.errorCode == "7", "the first session is gone, so its reply cannot be sealed")
+        #expect(answered.outcome.refusal == .crypto(.sessionClosed))
+        #expect(await engine.association(ofClient: client.clientID) == nil)
+        let logins = await intruder.send("get-logins", ["url": "https://example.com"], to: engine)
+        #expect(logins.errorCode == "8")
+        #expect(logins.outcome.refusal == .notAssociated(action: "get-logins"))
+    }
+
     @Test("a vault with no hash: database hash not available")
     func noHash() async throws {
         let (engine, vault, client) = try await connected()

@@ -5,17 +5,23 @@ import Testing
 
 /// The extension's side of the protocol, written from keepassxc-browser 1.8.4's client.js: a
 /// session key pair, a clientID, a random nonce per request, and the checks it makes of each
-/// reply (the nonce incremented, `success: "true"`).
-final class ExtensionClient {
+/// reply (the nonce incremented, `success: "true"`). Sendable unchecked: a test drives each
+/// client from one task at a time.
+final class ExtensionClient: @unchecked Sendable {
     let keys = ClientKeys()
-    let clientID = Data((0..<24).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+    let clientID: String
     var hostPublicKey: [UInt8] = []
     /// The identification key the extension keeps for an association.
     let identificationKey = ClientKeys()
     var associationID: String?
 
+    /// A client with a random clientID, or the one given.
+    init(clientID: String? = nil) {
+        self.clientID = clientID ?? Data((0..<24).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+    }
+
     /// The result of one request.
-    struct Exchange {
+    struct Exchange: @unchecked Sendable {
         var outcome: BrowserEngineOutcome
         /// The reply's outer JSON.
         var reply: [String: Any]?

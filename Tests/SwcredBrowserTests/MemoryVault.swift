@@ -24,18 +24,33 @@ actor MemoryVault: BrowserVaultBridge {
     private(set) var calls: [String] = []
 
     func setOwnerAnswer(_ answer: String?) { ownerAnswer = answer }
+
+    /// While set, an association request waits for ``releaseApproval()``, as one waits for the
+    /// owner.
+    var holdsApprovals = false
+    private var pendingApproval: CheckedContinuation<Void, Never>?
+    func holdApprovals() { holdsApprovals = true }
+    var isWaitingForApproval: Bool { pendingApproval != nil }
+    func releaseApproval() {
+        pendingApproval?.resume()
+        pendingApproval = nil
+    }
     func setHash(_ value: String) { hash = value }
     func add(_ entry: Entry) { entries.append(entry) }
     func revoke(_ id: String) { associations.removeValue(forKey: id) }
 
     func databaseHash() async throws -> String {
         calls.append("databaseHash")
+        try checkUnlocked()
         return hash
     }
 
     func associate(publicKey: String, identificationKey: String) async throws -> String {
         calls.append("associate")
         try checkUnlocked()
+        if holdsApprovals {
+            await withCheckedContinuation { pendingApproval = $0 }
+        }
         guard let name = ownerAnswer else { throw BrowserVaultError.denied }
         associations[name] = identificationKey
         return name
