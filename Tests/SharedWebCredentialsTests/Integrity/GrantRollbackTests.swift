@@ -153,6 +153,22 @@ struct GrantRollbackTests {
         #expect(!(try vault.integrityReport().isIntact))
     }
 
+    @Test("a put-back token's MAC added to the stored grant set, its tag kept, fails closed")
+    func macAddedToGrantSet() throws {
+        let directory = try TemporaryDirectory()
+        let (vault, writer) = try makeVault(.sqlite, in: directory)
+        let issued = try vault.appTokens.create(app: Self.app, permissions: [.request], consent: .none, expiresAt: nil)
+        let kept = try writer.copy("app_tokens", where: "1 = 1")
+        try vault.appTokens.revoke(id: issued.record.id)
+        for statement in kept { try writer.execute(statement) }
+        // The set is the tag, then the sorted MACs: the token's MAC appended after them is still
+        // a multiple of 32 bytes, and the tag (which the state seal covers) is unchanged.
+        try writer.execute("UPDATE vault_meta SET grant_set = CAST(grant_set || (SELECT mac FROM app_tokens) AS BLOB)")
+        let refused = failure { _ = try vault.appTokens.authenticate(issued.token) }
+        #expect(refused?.code == .integrityFailure, "\(String(describing: refused))")
+        #expect(!(try vault.integrityReport().isIntact))
+    }
+
     @Test("the grant set and seal rolled back with the rows: the seal no longer matches the audit head")
     func wholeGrantStateRolledBack() throws {
         let directory = try TemporaryDirectory()
