@@ -393,7 +393,12 @@ public final class Vault: Sendable {
     public func isUnlockCurrent() throws -> Bool {
         let (keyID, wrappedKey) = unlocked.withLock { ($0.keys.keyID, $0.wrappedKey) }
         return try storage.read { db in
-            guard let row = try db.row("SELECT key_id, wrapped_key FROM vault_meta WHERE id = 1") else { return false }
+            guard let row = try db.row("SELECT key_id, wrapped_key, \(StateSeal.columns) FROM vault_meta WHERE id = 1")
+            else { return false }
+            // The epoch a change moved to is one this process has now seen: an older row put back
+            // after it is refused at the next unlock (``StateHighWater``).
+            StateHighWater.raise(
+                to: try SealedState(unchecked: StoreRow(Array(row.values.dropFirst(2))), path: path), path: path)
             return row.blob(0) == keyID && row.blob(1) == wrappedKey
         }
     }

@@ -21,6 +21,41 @@ struct ServiceGrantRollbackTests {
         return String(decoding: data, as: UTF8.self)
     }
 
+    @Test("an old passphrase's vault_meta row put back after passwd cannot unlock the service that saw the change")
+    func oldPassphraseRowPutBack() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            let path = fixture.gated.vaultPath
+            let columns = [
+                "kdf_salt", "kdf_opslimit", "kdf_memlimit", "key_id", "wrapped_key", "record_commitment", "key_epoch",
+                "grant_set", "state_seal",
+            ]
+            let kept = try sqlite3(
+                path,
+                "SELECT 'UPDATE vault_meta SET ' || \(columns.map { "'\($0) = ' || quote(\($0))" }.joined(separator: " || ', ' || ")) || ' WHERE id = 1;' FROM vault_meta"
+            )
+            var environment = fixture.gated.environment
+            environment["SWCRED_NEW_PASSPHRASE"] = "a new passphrase: velvet comet harbor quill 38"
+            let changed = try SwcredProcess.run(["passwd"], environment: environment)
+            #expect(changed.status == 0, "\(changed.stderr)")
+            var locked = false
+            for _ in 0..<50 where !locked {
+                locked = (try fixture.call("GET", "/v1/health").json as? [String: Any])?["locked"] as? Bool == true
+                if !locked { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(locked, "the service still holds the earlier unlock 5 s after passwd")
+
+            // The leaked passphrase's row put back: it unwraps the same vault key at epoch 1.
+            _ = try sqlite3(path, kept)
+            let refused = try fixture.call("POST", "/v1/unlock", json: ["passphrase": fixture.gated.passphrase])
+            #expect(refused.status == 500, "\(refused.text)")
+            #expect(refused.text.contains("key epoch went back from 2 to 1"), "\(refused.text)")
+            #expect((try fixture.call("GET", "/v1/health").json as? [String: Any])?["locked"] as? Bool == true)
+            let log = try fixture.running.log
+            #expect(log.contains("integrity failure"), "\(log)")
+        }
+    }
+
     @Test("the put-back token gets a 500 and nothing; the log and status --verify name it")
     func revokedTokenPutBack() async throws {
         try await ServiceFixture.with { fixture in
