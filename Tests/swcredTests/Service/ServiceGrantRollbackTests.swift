@@ -21,8 +21,10 @@ struct ServiceGrantRollbackTests {
         return String(decoding: data, as: UTF8.self)
     }
 
-    @Test("an old passphrase's vault_meta row put back after passwd cannot unlock the service that saw the change")
-    func oldPassphraseRowPutBack() async throws {
+    @Test(
+        "an old vault_meta row put back after passwd or rekey cannot unlock the service that saw the change",
+        arguments: [["passwd"], ["rekey"]])
+    func oldRowPutBack(command: [String]) async throws {
         try await ServiceFixture.with { fixture in
             try fixture.start()
             let path = fixture.gated.vaultPath
@@ -36,16 +38,17 @@ struct ServiceGrantRollbackTests {
             )
             var environment = fixture.gated.environment
             environment["SWCRED_NEW_PASSPHRASE"] = "a new passphrase: velvet comet harbor quill 38"
-            let changed = try SwcredProcess.run(["passwd"], environment: environment)
+            let changed = try SwcredProcess.run(command, environment: environment)
             #expect(changed.status == 0, "\(changed.stderr)")
             var locked = false
             for _ in 0..<50 where !locked {
                 locked = (try fixture.call("GET", "/v1/health").json as? [String: Any])?["locked"] as? Bool == true
                 if !locked { try await Task.sleep(for: .milliseconds(100)) }
             }
-            #expect(locked, "the service still holds the earlier unlock 5 s after passwd")
+            #expect(locked, "the service still holds the earlier unlock 5 s after \(command)")
 
-            // The leaked passphrase's row put back: it unwraps the same vault key at epoch 1.
+            // The old row put back: the old passphrase unwraps the vault key it held (the same
+            // one after passwd, the retired one after rekey) at epoch 1.
             _ = try sqlite3(path, kept)
             let refused = try fixture.call("POST", "/v1/unlock", json: ["passphrase": fixture.gated.passphrase])
             #expect(refused.status == 500, "\(refused.text)")
