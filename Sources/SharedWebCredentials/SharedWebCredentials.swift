@@ -223,7 +223,7 @@ public struct SharedWebCredentials: Sendable {
     ) throws -> RegisteredApp {
         let registered =
             if let registration {
-                try AppRegistry.registration(of: app, in: registration.row, keys: keys, path: vault.path)
+                try AppRegistry.registration(of: app, in: registration.row, db: db, keys: keys, path: vault.path)
             } else {
                 try AppRegistry.find(app, db: db, keys: keys, path: vault.path)
             }

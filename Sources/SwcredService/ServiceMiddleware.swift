@@ -45,11 +45,14 @@ struct ServiceMiddleware: RouterMiddleware {
             context.peer = peer
             response = try await next(request, context)
         } catch let error as APIError {
+            logIntegrityFailure(error)
             response = Self.response(for: error)
         } catch let error as ServerError where error.underlyingError is APIError || error.operationInput == nil {
             // The handler's own answer, or a request the generated code could not decode; a
             // failure after decoding that is not an APIError is internal, as below.
-            response = Self.response(for: Self.apiError(for: error))
+            let answer = Self.apiError(for: error)
+            logIntegrityFailure(answer)
+            response = Self.response(for: answer)
         } catch let error as any HTTPResponseError {
             response = Self.response(for: Self.apiError(for: error.status, request: request))
         } catch {
@@ -111,6 +114,14 @@ struct ServiceMiddleware: RouterMiddleware {
                     "\(route) is the vault owner's, and an app token never makes a caller the owner: send no app token; the owner proves the passphrase (`swcred unlock`, `swcred consent`)"
             )
         }
+    }
+
+    /// An error line for an answer that failed closed on the vault's integrity (a row put back, a
+    /// broken seal, a rollback): whoever runs the service must see it even when requests are not
+    /// logged. Its message names the row and the vault, never a secret.
+    private func logIntegrityFailure(_ error: APIError) {
+        guard error.code == SharedWebCredentialsError.Code.integrityFailure.rawValue else { return }
+        logger.error("integrity failure: \(error.message)")
     }
 
     /// One line per request; its metadata is built only when info lines are written.

@@ -37,7 +37,7 @@ public struct AppTokenStore: Sendable {
             id: RandomBytes.array(count: 8).map { String(format: "%02x", $0) }.joined(), app: app,
             permissions: permissions, consent: consent, createdAt: Self.wholeSeconds(now),
             expiresAt: expiresAt.map(Self.wholeSeconds))
-        try vault.write { db, keys in
+        try vault.write(grants: { db, keys in
             let hash = keys.tokenHash(random)
             try db.execute(
                 """
@@ -54,7 +54,7 @@ public struct AppTokenStore: Sendable {
                 AuditEvent(
                     actor: .owner, operation: .tokenCreate, app: app.description, detail: Self.auditDetail(record)),
                 at: Date(), db: db, keys: keys, path: vault.path)
-        }
+        })
         return IssuedAppToken(record: record, token: AppTokenFormat.encode(random))
     }
 
@@ -80,7 +80,7 @@ public struct AppTokenStore: Sendable {
     /// `token-revoke` entry to the audit log in the same transaction (the token's id and grant).
     @discardableResult
     public func revoke(id: String) throws -> Bool {
-        try vault.write { db, keys -> Bool in
+        try vault.write(grants: { db, keys -> Bool in
             guard let row = try db.row("\(Self.select) WHERE id = ?", [.text(id)]) else { return false }
             // A row that fails its MAC is revoked all the same; its entry says so instead of
             // repeating a grant that cannot be trusted.
@@ -92,7 +92,7 @@ public struct AppTokenStore: Sendable {
                     detail: record.map(Self.auditDetail) ?? "token \(id); its stored row failed authentication"),
                 at: Date(), db: db, keys: keys, path: vault.path)
             return true
-        }
+        })
     }
 
     /// What a token's audit entries say about it: its id and grant, never the token or its hash.
@@ -214,12 +214,18 @@ public struct AppTokenStore: Sendable {
     }
 
     /// The record of a token `row` found by `hash` (``select``'s columns): nil when there is no row
-    /// or it is not the row of that hash; `integrityFailure` for a row that fails its MAC.
+    /// or it is not the row of that hash; `integrityFailure` for a row that fails its MAC or that
+    /// is not in the sealed grant set.
     private static func record(
         _ row: StoreRow?, hash: [UInt8], db: any StoreReader, keys: VaultKeys, vault: Vault
     ) throws -> AppTokenRecord? {
         guard let row, let stored = row.blob(1), AuditChain.equal(stored, hash) else { return nil }
-        return try verified(row, db: db, keys: keys, vault: vault)
+        let record = try verified(row, db: db, keys: keys, vault: vault)
+        // An authentic row may still be one revoked and put back: only a row in the sealed grant
+        // set lets a request in.
+        try GrantCheck.require(
+            row.blob(7), what: "The app token \(record.id)", db: db, keys: keys, path: vault.path)
+        return record
     }
 
     /// Deletes every token in the same transaction as a vault key rotation: their hashes and MACs
@@ -247,7 +253,7 @@ public struct AppTokenStore: Sendable {
         "id", "token_hash", "app", "permissions", "consent", "created_at", "expires_at", "mac",
     ]
     /// `SELECT` of ``columns``.
-    private static let select = "SELECT \(columns.joined(separator: ", ")) FROM app_tokens"
+    static let select = "SELECT \(columns.joined(separator: ", ")) FROM app_tokens"
     /// ``select``'s columns (of `t`), then those of the token's app's registration (of `a`, all
     /// NULL when the app is not registered) as ``AppRegistry`` reads them.
     private static let selectWithRegistration =
@@ -262,13 +268,20 @@ public struct AppTokenStore: Sendable {
     ) throws
         -> AppTokenRecord
     {
-        let id = row.text(0) ?? String(describing: row[0])
-        let damaged = { vault.recordFailure(db, keys: keys, what: "The app token \(id)") }
-        guard let appText = row.text(2), let app = try? ApplicationIdentifier(appText),
+        guard let record = authentic(row, keys: keys) else {
+            throw vault.recordFailure(
+                db, keys: keys, what: "The app token \(row.text(0) ?? String(describing: row[0]))")
+        }
+        return record
+    }
+
+    /// The record of a token row (``select``'s columns) whose MAC holds under `keys`, or nil.
+    static func authentic(_ row: StoreRow, keys: VaultKeys) -> AppTokenRecord? {
+        guard let id = row.text(0), let appText = row.text(2), let app = try? ApplicationIdentifier(appText),
             let permissionsText = row.text(3), let permissions = try? AppPermission.parseList(permissionsText),
             let consent = row.text(4).flatMap(ConsentMode.init(rawValue:)), let createdAt = row.integer(5),
             let hash = row.blob(1), let stored = row.blob(7)
-        else { throw damaged() }
+        else { return nil }
         let record = AppTokenRecord(
             id: id, app: app, permissions: permissions, consent: consent,
             createdAt: Date(timeIntervalSince1970: TimeInterval(createdAt)),
@@ -276,7 +289,7 @@ public struct AppTokenStore: Sendable {
         let expected = mac(record, tokenHash: hash, keys: keys)
         // The stored text must be the canonical one the MAC was computed over.
         guard AuditChain.equal(stored, expected), AppPermission.listText(permissions) == permissionsText else {
-            throw damaged()
+            return nil
         }
         return record
     }

@@ -28,7 +28,7 @@ public struct AppRegistry: Sendable {
         }
         let domains = entitlements.entries.map { AssociationStore.domainKey(for: $0) }
         let identifier = StoreValue.text(app.description)
-        try vault.write { db, keys in
+        try vault.write(grants: { db, keys in
             // A re-registration keeps the first registration date, if that row is authentic.
             let existing = try db.row("\(Self.table.select) WHERE application_identifier = ?", [identifier])
             let registeredAt: StoreValue =
@@ -48,7 +48,7 @@ public struct AppRegistry: Sendable {
             try AuditChain.append(
                 AuditEvent(actor: .owner, operation: .appAdd, app: app.description), at: Date(), db: db, keys: keys,
                 path: vault.path)
-        }
+        })
     }
 
     /// The registration of `app`, or nil. Throws `.integrityFailure` if its row fails authentication.
@@ -62,23 +62,23 @@ public struct AppRegistry: Sendable {
     ) throws
         -> RegisteredApp?
     {
-        try registration(
-            of: app, in: db.row(selectOne, [.text(app.description)]),
-            keys: keys, path: path)
+        try registration(of: app, in: db.row(selectOne, [.text(app.description)]), db: db, keys: keys, path: path)
     }
 
     /// The query of one app's row.
     private static let selectOne = "\(table.select) WHERE application_identifier = ?"
 
     /// An `apps` row read in the same statement as something else (``AuthenticatedTable/selectedColumns``,
-    /// all NULL when there was none), for ``registration(of:in:keys:path:)``.
+    /// all NULL when there was none), for ``registration(of:in:db:keys:path:)``.
     struct ReadRegistration: Sendable {
         let row: StoreRow?
     }
 
-    /// The registration of `app` in `row` (``table``'s `select` columns; nil when the app has none).
+    /// The registration of `app` in `row` (``table``'s `select` columns; nil when the app has none),
+    /// read in the transaction `db`: the row must be in the sealed grant set
+    /// (``GrantCheck``), or a registration put back from an older copy would grant again.
     static func registration(
-        of app: ApplicationIdentifier, in row: StoreRow?, keys: VaultKeys, path: String
+        of app: ApplicationIdentifier, in row: StoreRow?, db: any StoreReader, keys: VaultKeys, path: String
     ) throws
         -> RegisteredApp?
     {
@@ -92,6 +92,8 @@ public struct AppRegistry: Sendable {
                     "The database of \(path) answered the lookup of \(app)'s registration with \(registered.identifier)'s: it does not answer queries truthfully, so nothing it holds is trusted. Restore the vault from a backup."
                 )
             }
+            try GrantCheck.require(
+                row.blob(table.columns.count), what: "The registration of \(app)", db: db, keys: keys, path: path)
             return registered
         }
     }
@@ -123,7 +125,7 @@ public struct AppRegistry: Sendable {
     /// audit entry in the same transaction (also when the app was not registered).
     @discardableResult
     public func remove(_ app: ApplicationIdentifier) throws -> Bool {
-        try vault.write { db, keys in
+        try vault.write(grants: { db, keys in
             try db.execute("DELETE FROM associations WHERE app = ?", [.text(app.description)])
             let removed =
                 try db.execute("DELETE FROM apps WHERE application_identifier = ?", [.text(app.description)]) > 0
@@ -131,7 +133,7 @@ public struct AppRegistry: Sendable {
                 AuditEvent(actor: .owner, operation: .appRemove, app: app.description), at: Date(), db: db, keys: keys,
                 path: vault.path)
             return removed
-        }
+        })
     }
 
     /// The identifiers of registered apps whose rows fail authentication.

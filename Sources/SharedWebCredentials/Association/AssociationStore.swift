@@ -41,10 +41,15 @@ public struct AssociationStore: Sendable {
     {
         let domain = Self.domainKey(for: entry)
         guard
-            let record = try db.row(
-                Self.selectOne, [.text(entry.service.rawValue), .text(app.description), .text(domain)]
-            ).flatMap({ try trusted($0, keys: keys, app: app) })
+            let row = try db.row(
+                Self.selectOne, [.text(entry.service.rawValue), .text(app.description), .text(domain)]),
+            let record = try trusted(row, keys: keys, app: app)
         else { return nil }
+        // An authentic verdict may still be an older one put back (an approval the site has
+        // since withdrawn): only a row in the sealed grant set is believed.
+        try GrantCheck.require(
+            row.blob(Self.table.columns.count), what: "The stored verdict for \(app) at \(domain)", db: db, keys: keys,
+            path: vault.path)
         // The engine chose the row, and another app's or domain's verdict is just as authentic:
         // only its own authenticated columns say whose it is.
         guard record.service == entry.service, record.app.description == app.description, record.domain == domain
@@ -75,7 +80,7 @@ public struct AssociationStore: Sendable {
     /// re-checked. `actor` is ``AuditActor/owner`` for `swcred verify`, ``AuditActor/service``
     /// for the service's background re-verifier, the app for a check its request set off.
     public func save(_ records: [AssociationRecord], by actor: AuditActor = .owner) throws {
-        try vault.write { db, keys in try Self.save(records, by: actor, db: db, keys: keys, path: vault.path) }
+        try vault.write(grants: { db, keys in try Self.save(records, by: actor, db: db, keys: keys, path: vault.path) })
     }
 
     /// Saves `records` in the caller's write transaction, auditing each changed verdict.
@@ -97,9 +102,9 @@ public struct AssociationStore: Sendable {
 
     /// ``save(_:by:)-([AssociationRecord],_)`` on the storage engine's threads.
     public func save(_ records: [AssociationRecord], by actor: AuditActor = .owner) async throws {
-        try await vault.write { [self] db, keys in
+        try await vault.write(grants: { [self] db, keys in
             try Self.save(records, by: actor, db: db, keys: keys, path: vault.path)
-        }
+        })
     }
 
     /// ``save(_:by:)-(AssociationRecord,_)`` on the storage engine's threads.

@@ -77,9 +77,16 @@ enum AuditChain {
 
     /// The statement that writes a link with its MAC.
     private static func storing(_ link: Link, as column: LinkColumn, keys: VaultKeys) -> StoreStatement {
-        let value = integer(link.sequence) + link.tag + mac(of: link, as: column, keys: keys)
-        return StoreStatement(column == .head ? updateHead : updateAnchor, [.blob(value)])
+        StoreStatement(column == .head ? updateHead : updateAnchor, [.blob(sealedLink(link, as: column, keys: keys))])
     }
+
+    /// A link as its column stores it: sequence number, tag, MAC.
+    private static func sealedLink(_ link: Link, as column: LinkColumn, keys: VaultKeys) -> [UInt8] {
+        integer(link.sequence) + link.tag + mac(of: link, as: column, keys: keys)
+    }
+
+    private static let updateHeadAndSeal =
+        "UPDATE vault_meta SET \(LinkColumn.head.rawValue) = ?, state_seal = ? WHERE id = 1"
 
     private static let updateHead = "UPDATE vault_meta SET \(LinkColumn.head.rawValue) = ? WHERE id = 1"
     private static let updateAnchor = "UPDATE vault_meta SET \(LinkColumn.anchor.rawValue) = ? WHERE id = 1"
@@ -117,7 +124,8 @@ enum AuditChain {
 
     /// The columns of `vault_meta`'s row that ``append(_:at:db:keys:path:head:)`` takes: the
     /// sealed head and the last stored sequence number.
-    static let headColumns = "audit_head, (SELECT max(seq) FROM audit_log)"
+    static let headColumns =
+        "audit_head, (SELECT max(seq) FROM audit_log), key_epoch, record_commitment, substr(grant_set, 1, 32), state_seal"
 
     /// ``append(_:at:db:keys:path:)`` with the head already read, in this transaction, as
     /// ``headColumns`` of `vault_meta` (nil when the row is missing).
@@ -128,6 +136,11 @@ enum AuditChain {
         throws -> [Int64]
     {
         let head = try link(stored?.blob(0), as: .head, keys: keys, path: path)
+        // The head is sealed with the record commitment and the grant set: the seal is checked
+        // before the head moves on (a rolled-back state is never sealed again), and resealed with it.
+        var state = try SealedState(
+            stored.map { StoreRow([$0[2], $0[3], $0[4], $0[0], $0[5]]) }, keys: keys, path: path)
+        try StateHighWater.check(state, path: path)
         // After the head, or after the last entry if the head was set back: never a reused number
         // (`audit verify` reports the set-back head either way).
         let lastStored = stored?.integer(1) ?? 0
@@ -152,9 +165,11 @@ enum AuditChain {
             sequences.append(sequence)
         }
         // Every entry in one INSERT, and the head with it: one round trip to a server.
+        let newHead = sealedLink(previous, as: .head, keys: keys)
+        state.replace(.auditHead, with: newHead)
         try db.perform(together: [
             StoreStatement(events.count == 1 ? insertOne : insert(count: events.count), rows),
-            storing(previous, as: .head, keys: keys),
+            StoreStatement(updateHeadAndSeal, [.blob(newHead), .blob(state.seal(keys: keys))]),
         ])
         return sequences
     }

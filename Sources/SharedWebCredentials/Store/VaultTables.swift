@@ -16,6 +16,8 @@ package enum VaultTables {
             columns: [
                 "id", "format_version", "kdf_algorithm", "kdf_salt", "kdf_opslimit", "kdf_memlimit", "key_id",
                 "wrapped_key", "record_commitment", "audit_head", "audit_anchor", "failed_guesses", "next_guess_at",
+                "key_epoch",
+                "grant_set", "state_seal",
             ], order: "id"),
         Table(
             name: "apps",

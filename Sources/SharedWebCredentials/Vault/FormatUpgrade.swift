@@ -15,7 +15,7 @@ import Foundation
 ///
 /// Only the holder of the vault key can do this, which is why it runs at unlock and not as a SQL
 /// migration. Once the key is wrapped for format 3, setting `format_version` back makes the key
-/// fail to unwrap (``VaultKeys/wrappedKeyAssociatedData(keyID:protection:format:)``), so no one
+/// fail to unwrap (``VaultKeys/wrappedKeyAssociatedData(keyID:protection:format:epoch:)``), so no one
 /// without the key can send an upgraded vault down an older, weaker path again.
 enum FormatUpgrade {
     /// Runs the upgrade inside the caller's write transaction; returns the new `vault_meta` row.
@@ -30,7 +30,7 @@ enum FormatUpgrade {
                 AuthenticatedEncryption.open(
                     stored.wrappedKey, key: keys.wrappingKey,
                     associatedData: VaultKeys.wrappedKeyAssociatedData(
-                        keyID: stored.keyID, protection: stored.protection))
+                        keyID: stored.keyID, protection: stored.protection, epoch: stored.keyEpoch))
                     != nil
             {
                 return stored  // another process upgraded it while this one unlocked
@@ -56,9 +56,9 @@ enum FormatUpgrade {
             try AuthenticatedRows.macAll(db, keys: keys)
         }
         try ParentDomains.rebuild(db, keys: keys, path: path)
-        let upgraded = Vault.metadata(for: keys, protection: stored.protection)
+        let upgraded = Vault.metadata(for: keys, protection: stored.protection, epoch: 0)
         try upgraded.write(db)
-        try commitment.store(db, keys: keys)
+        try commitment.storeUnsealed(db, keys: keys)
         try AuditChain.initialize(db, keys: keys)
         return upgraded
     }

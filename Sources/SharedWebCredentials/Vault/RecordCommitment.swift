@@ -147,14 +147,27 @@ final class RecordCommitment {
         return RecordCommitment(limbs: limbs)
     }
 
-    /// Writes the commitment (sum and MAC) to `vault_meta`; `format` is an older one only where
-    /// tests write a vault as an older release did.
-    func store(_ db: any StoreWriter, keys: VaultKeys, format: UInt32 = VaultKeys.formatVersion) throws {
-        let sum = sumBytes
-        try db.execute(
-            "UPDATE vault_meta SET record_commitment = ? WHERE id = 1",
-            [.blob(sum + Self.tag(sum: sum, keys: keys, format: format))])
+    /// Writes the commitment (sum and MAC) to `vault_meta` with the new state seal, after checking
+    /// the stored seal (``StateSeal/update(_:to:db:keys:path:)``).
+    func store(_ db: any StoreWriter, keys: VaultKeys, path: String) throws {
+        try StateSeal.update(.recordCommitment, to: sealedBytes(keys: keys), db: db, keys: keys, path: path)
         isChanged = false
+    }
+
+    /// Writes the commitment without touching the state seal: for the steps that reseal the
+    /// whole state themselves. `format` is an older one only where tests write a vault as an older
+    /// release did.
+    func storeUnsealed(_ db: any StoreWriter, keys: VaultKeys, format: UInt32 = VaultKeys.formatVersion) throws {
+        try db.execute(
+            "UPDATE vault_meta SET record_commitment = ? WHERE id = 1", [.blob(sealedBytes(keys: keys, format: format))]
+        )
+        isChanged = false
+    }
+
+    /// The sum followed by its MAC, as `vault_meta.record_commitment` holds them.
+    private func sealedBytes(keys: VaultKeys, format: UInt32 = VaultKeys.formatVersion) -> [UInt8] {
+        let sum = sumBytes
+        return sum + Self.tag(sum: sum, keys: keys, format: format)
     }
 
     private static func tag(sum: [UInt8], keys: VaultKeys, format: UInt32) -> [UInt8] {

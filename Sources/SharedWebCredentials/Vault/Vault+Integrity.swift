@@ -17,6 +17,18 @@ public struct VaultIntegrityReport: Sendable, Equatable {
     /// Whether the live records match the sealed record commitment: false when a record was
     /// rolled back, brought back after deletion or deleted behind swcred's back.
     public let recordSetMatchesCommitment: Bool
+    /// Whether the sealed set of app, verdict and token rows (``grantRowsPutBack``) is there and
+    /// authentic.
+    public let grantSetIsAuthentic: Bool
+    /// Authentic app, verdict and token rows that are not in their sealed set: put back from an
+    /// older copy or rolled back behind swcred's back (they grant nothing).
+    public let grantRowsPutBack: Int
+    /// Rows of the sealed set that are gone from the tables or no longer authentic: removed or
+    /// altered behind swcred's back.
+    public let grantRowsMissing: Int
+    /// Whether the key epoch, record commitment, grant set and audit head match the seal that
+    /// binds them: false when one of them was set back alone.
+    public let stateSealMatches: Bool
     /// Whether the parent-domain index holds exactly the rows the credentials call for.
     public let parentDomainIndexMatches: Bool
     /// What is wrong with the audit chain (``AuditLog/verify()``), or nil when it verifies.
@@ -26,7 +38,9 @@ public struct VaultIntegrityReport: Sendable, Equatable {
     public var isIntact: Bool {
         damagedCredentials == 0 && damagedNeverSaveMarkers == 0 && damagedPasskeys == 0 && untrustedApps.isEmpty
             && untrustedVerdicts == 0
-            && recordSetMatchesCommitment && parentDomainIndexMatches && auditLogProblem == nil
+            && recordSetMatchesCommitment && grantSetIsAuthentic && grantRowsPutBack == 0
+            && grantRowsMissing == 0 && stateSealMatches && parentDomainIndexMatches
+            && auditLogProblem == nil
     }
 
     /// Every problem found, one sentence each.
@@ -56,6 +70,26 @@ public struct VaultIntegrityReport: Sendable, Equatable {
                 "the records do not match their sealed commitment: a record was rolled back to an older copy, brought back after it was deleted, or deleted behind swcred's back"
             )
         }
+        if !grantSetIsAuthentic {
+            problems.append(
+                "the sealed set of registered apps, stored verdicts and app tokens is missing or failed authentication (the vault metadata was altered)"
+            )
+        }
+        if grantRowsPutBack > 0 {
+            problems.append(
+                "\(grantRowsPutBack) app, verdict or token row(s) are not in their sealed set: put back from an older copy or rolled back behind swcred's back (they grant nothing)"
+            )
+        }
+        if grantRowsMissing > 0 {
+            problems.append(
+                "\(grantRowsMissing) app, verdict or token row(s) of the sealed set are gone or no longer authentic: removed or altered behind swcred's back"
+            )
+        }
+        if !stateSealMatches {
+            problems.append(
+                "the key epoch, record commitment, grant set and audit head do not match the seal that binds them: one of them was set back to an older copy"
+            )
+        }
         if !parentDomainIndexMatches {
             problems.append(
                 "the parent-domain index does not match the credentials (rows were added or removed behind swcred's back; requests without a domain may miss credentials)"
@@ -71,8 +105,9 @@ public struct VaultIntegrityReport: Sendable, Equatable {
 extension Vault {
     /// Checks everything this vault authenticates, in one read transaction: opens every
     /// credential, passkey and never-save marker, checks the MAC of every app and verdict, compares the
-    /// set of live records with the sealed record commitment and the parent-domain index with the
-    /// credentials, and walks the audit chain. O(records + audit entries).
+    /// set of live records with the sealed record commitment, the apps, verdicts and tokens with
+    /// their sealed set, the sealed columns with the seal that binds them, and the
+    /// parent-domain index with the credentials, and walks the audit chain. O(records + audit entries).
     public func integrityReport() throws -> VaultIntegrityReport {
         try read { db, keys in
             let credentials = try CredentialStore.verify(db, keys: keys)
@@ -85,12 +120,22 @@ extension Vault {
             } catch let error as SharedWebCredentialsError where error.code == .integrityFailure {
                 matches = false
             }
+            let sealMatches: Bool
+            do {
+                _ = try SealedState.load(db, keys: keys, path: path)
+                sealMatches = true
+            } catch let error as SharedWebCredentialsError where error.code == .integrityFailure {
+                sealMatches = false
+            }
+            let grants = try GrantSet.difference(db, keys: keys, path: path)
             return VaultIntegrityReport(
                 credentialsChecked: credentials.checked, damagedCredentials: credentials.damaged,
                 damagedNeverSaveMarkers: markers.damaged, passkeysChecked: passkeys.checked,
                 damagedPasskeys: passkeys.damaged, untrustedApps: try AppRegistry.untrustedApps(db, keys: keys),
                 untrustedVerdicts: try AssociationStore.untrustedCount(db, keys: keys),
-                recordSetMatchesCommitment: matches,
+                recordSetMatchesCommitment: matches, grantSetIsAuthentic: grants != nil,
+                grantRowsPutBack: grants?.putBack ?? 0, grantRowsMissing: grants?.removed ?? 0,
+                stateSealMatches: sealMatches,
                 parentDomainIndexMatches: try ParentDomains.matches(db, keys: keys),
                 auditLogProblem: try AuditChain.verify(db, keys: keys, path: path).problem)
         }

@@ -147,8 +147,9 @@ public final class Vault: Sendable {
             stored = .rawKey
         }
         let keys = VaultKeys.generate(wrappingKey: wrappingKey)
-        let metadata = Self.metadata(for: keys, protection: stored)
+        let metadata = Self.metadata(for: keys, protection: stored, epoch: 1)
         try storage.migrate()
+        StateHighWater.forget(storage.location)
         try storage.write { db in
             // Two `init`s racing on one database: the writers' lock orders them, and the second
             // finds the first's vault here rather than replacing its key.
@@ -157,8 +158,10 @@ public final class Vault: Sendable {
                     .vaultExists, "\(storage.location) already holds a vault; nothing was changed.")
             }
             try metadata.write(db)
-            try RecordCommitment.empty().store(db, keys: keys)
+            try RecordCommitment.empty().storeUnsealed(db, keys: keys)
             try AuditChain.initialize(db, keys: keys)
+            try GrantSet.storeUnsealed(db, keys: keys)
+            try StateSeal.reseal(db, keys: keys, path: storage.location)
         }
         return Vault(
             store: store, storage: storage,
@@ -205,8 +208,19 @@ public final class Vault: Sendable {
     ) throws -> Vault {
         let storage = try openStorage(store, configuration: configuration)
         let path = storage.location
-        try requireVault(storage.verifySchema(), path: path)
-        let unlockedFrom = try storage.read { db in try VaultMetadata.read(db, path: path) }
+        let schema = try storage.verifySchema()
+        try requireVault(schema, path: path)
+        // What the vault shows of its sealed state is read with its metadata, in one transaction
+        // (a vault migrated before the seal existed shows none).
+        let (unlockedFrom, shown) = try storage.read { db in
+            (
+                try VaultMetadata.read(db, path: path, schema: schema),
+                schema == .current
+                    ? try SealedState(
+                        unchecked: db.row("SELECT \(StateSeal.columns) FROM vault_meta WHERE id = 1"), path: path)
+                    : nil
+            )
+        }
         let wrappingKey = try unwrappingKey(for: unlockedFrom, secret: secret)
         let vaultKey = try unwrap(unlockedFrom, with: wrappingKey, path: path)
         try storage.migrate()
@@ -217,6 +231,15 @@ public final class Vault: Sendable {
                 try FormatUpgrade.run(db, unlockedFrom: unlockedFrom, keys: keys, path: path)
             }
         }
+        if metadata.keyEpoch == 0 {
+            let unsealed = metadata
+            metadata = try storage.write { db in
+                try SealUpgrade.run(db, unlockedFrom: unsealed, keys: keys, path: path)
+            }
+        }
+        // A vault set back behind what this process saw is refused at unlock, before any use. (A
+        // broken seal is not: the owner may still read and export; what grants access checks it.)
+        if let shown { try StateHighWater.check(shown, path: path) }
         return Vault(
             store: store, storage: storage,
             unlocked: UnlockedKey(keys: keys, protection: metadata.protection, wrappedKey: metadata.wrappedKey),
@@ -239,7 +262,8 @@ public final class Vault: Sendable {
         -> SecureBytes
     {
         let associatedData = VaultKeys.wrappedKeyAssociatedData(
-            keyID: metadata.keyID, protection: metadata.protection, format: metadata.formatVersion)
+            keyID: metadata.keyID, protection: metadata.protection, format: metadata.formatVersion,
+            epoch: metadata.keyEpoch)
         if let vaultKey = AuthenticatedEncryption.open(
             metadata.wrappedKey, key: wrappingKey, associatedData: associatedData),
             vaultKey.count == KeyDerivation.keyLength
@@ -250,7 +274,7 @@ public final class Vault: Sendable {
             AuthenticatedEncryption.open(
                 metadata.wrappedKey, key: wrappingKey,
                 associatedData: VaultKeys.wrappedKeyAssociatedData(
-                    keyID: metadata.keyID, protection: metadata.protection))
+                    keyID: metadata.keyID, protection: metadata.protection, epoch: metadata.keyEpoch))
                 != nil
         {
             throw SharedWebCredentialsError(
@@ -296,12 +320,13 @@ public final class Vault: Sendable {
         }
     }
 
-    /// The `vault_meta` row for `keys`, wrapped in the current format.
-    static func metadata(for keys: VaultKeys, protection: VaultMetadata.Protection) -> VaultMetadata {
-        let associatedData = VaultKeys.wrappedKeyAssociatedData(keyID: keys.keyID, protection: protection)
+    /// The `vault_meta` row for `keys` at `epoch`, wrapped in the current format.
+    static func metadata(for keys: VaultKeys, protection: VaultMetadata.Protection, epoch: Int64) -> VaultMetadata {
+        let associatedData = VaultKeys.wrappedKeyAssociatedData(keyID: keys.keyID, protection: protection, epoch: epoch)
         let wrapped = AuthenticatedEncryption.seal(keys.vaultKey, key: keys.wrappingKey, associatedData: associatedData)
         return VaultMetadata(
-            formatVersion: VaultKeys.formatVersion, protection: protection, keyID: keys.keyID, wrappedKey: wrapped)
+            formatVersion: VaultKeys.formatVersion, protection: protection, keyID: keys.keyID, wrappedKey: wrapped,
+            keyEpoch: epoch)
     }
 
     // MARK: Key management
@@ -368,7 +393,12 @@ public final class Vault: Sendable {
     public func isUnlockCurrent() throws -> Bool {
         let (keyID, wrappedKey) = unlocked.withLock { ($0.keys.keyID, $0.wrappedKey) }
         return try storage.read { db in
-            guard let row = try db.row("SELECT key_id, wrapped_key FROM vault_meta WHERE id = 1") else { return false }
+            guard let row = try db.row("SELECT key_id, wrapped_key, \(StateSeal.columns) FROM vault_meta WHERE id = 1")
+            else { return false }
+            // The epoch a change moved to is one this process has now seen: an older row put back
+            // after it is refused at the next unlock (``StateHighWater``).
+            StateHighWater.raise(
+                to: try SealedState(unchecked: StoreRow(Array(row.values.dropFirst(2))), path: path), path: path)
             return row.blob(0) == keyID && row.blob(1) == wrappedKey
         }
     }
@@ -409,14 +439,22 @@ public final class Vault: Sendable {
                     "Another process changed the passphrase or the key of \(path) after this one unlocked it; nothing was changed. Run the command again with the current passphrase."
                 )
             }
+            // The state must be the sealed one before the new key seals it: a change of key never
+            // blesses a rollback.
+            _ = try SealedState.load(db, keys: expected.keys, path: path)
+            try GrantSet.requireNothingPutBack(db, keys: expected.keys, path: path)
             let (newKeys, revocations) = try makeKeys(db, expected.keys)
-            let metadata = Self.metadata(for: newKeys, protection: protection)
+            // One epoch more at every change, so that a copy of the old row (the old passphrase's
+            // wrapping, or the retired key) is behind the epoch every process here saw since.
+            let metadata = Self.metadata(for: newKeys, protection: protection, epoch: stored.keyEpoch + 1)
             try metadata.write(db)
             if newKeys.keyID != expected.keys.keyID {
                 // A new key: the records were checked against the old commitment before they
                 // were re-sealed, so the commitment under the new key starts from them.
-                try RecordCommitment.compute(db, keys: newKeys).store(db, keys: newKeys)
+                try RecordCommitment.compute(db, keys: newKeys).storeUnsealed(db, keys: newKeys)
             }
+            try GrantSet.storeUnsealed(db, keys: newKeys)
+            try StateSeal.reseal(db, keys: newKeys, path: path)
             _ = try AuditChain.append(
                 revocations + [AuditEvent(actor: .owner, operation: operation)], at: Date(), db: db, keys: newKeys,
                 path: path)
@@ -445,8 +483,11 @@ public final class Vault: Sendable {
     ) throws -> VaultStatus {
         let storage = try openStorage(store, configuration: configuration)
         let path = storage.location
-        try requireVault(storage.verifySchema(), path: path)
-        return try storage.read { db in try status(db, path: path, metadata: VaultMetadata.read(db, path: path)) }
+        let schema = try storage.verifySchema()
+        try requireVault(schema, path: path)
+        return try storage.read { db in
+            try status(db, path: path, metadata: VaultMetadata.read(db, path: path, schema: schema))
+        }
     }
 
     private static func status(_ db: any StoreReader, path: String, metadata: VaultMetadata) throws -> VaultStatus {
@@ -524,6 +565,32 @@ public final class Vault: Sendable {
         try await storage.write(durability: durability) { db in try body(db, self.currentKeys(db)) }
     }
 
+    /// Runs `body`, which adds, changes or deletes rows of `apps`, `associations` or `app_tokens`,
+    /// in a write transaction with the current keys: no authentic row may be missing from the
+    /// sealed grant set before (a write never blesses a row put back), and the new set is sealed
+    /// in the same transaction (``GrantSet``).
+    func write<T>(grants body: (any StoreWriter, VaultKeys) throws -> T) throws -> T {
+        try storage.write { db in try self.inGrantsTransaction(db, body) }
+    }
+
+    /// ``write(grants:)`` on the engine's own threads.
+    func write<T: Sendable>(grants body: @escaping @Sendable (any StoreWriter, VaultKeys) throws -> T) async throws -> T
+    {
+        try await storage.write { db in try self.inGrantsTransaction(db, body) }
+    }
+
+    private func inGrantsTransaction<T>(
+        _ db: any StoreWriter, _ body: (any StoreWriter, VaultKeys) throws -> T
+    ) throws
+        -> T
+    {
+        let keys = try currentKeys(db)
+        try GrantSet.requireNothingPutBack(db, keys: keys, path: path)
+        let result = try body(db, keys)
+        try GrantSet.store(db, keys: keys, path: path)
+        return result
+    }
+
     /// Runs `body` in a write transaction with the current keys and the record commitment,
     /// which `body` updates for every record it adds, changes or deletes; the new commitment is
     /// written in the same transaction.
@@ -544,7 +611,7 @@ public final class Vault: Sendable {
         let keys = try currentKeys(db)
         let commitment = try RecordCommitment.load(db, keys: keys, path: path)
         let result = try body(db, keys, commitment)
-        if commitment.isChanged { try commitment.store(db, keys: keys) }
+        if commitment.isChanged { try commitment.store(db, keys: keys, path: path) }
         return result
     }
 
@@ -564,7 +631,7 @@ public final class Vault: Sendable {
         guard followsKeyChanges else { throw rotatedElsewhere }
         let stored = try VaultMetadata.read(db, path: path)
         let associatedData = VaultKeys.wrappedKeyAssociatedData(
-            keyID: stored.keyID, protection: stored.protection, format: stored.formatVersion)
+            keyID: stored.keyID, protection: stored.protection, format: stored.formatVersion, epoch: stored.keyEpoch)
         guard stored.formatVersion == VaultKeys.formatVersion,
             let vaultKey = AuthenticatedEncryption.open(
                 stored.wrappedKey, key: current.keys.wrappingKey, associatedData: associatedData),

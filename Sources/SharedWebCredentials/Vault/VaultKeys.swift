@@ -207,7 +207,8 @@ final class VaultKeys: Sendable {
     /// so that an attacker who edits `vault_meta.format_version` back to 1 cannot send an upgraded
     /// vault down the legacy, unauthenticated path: the key then fails to unwrap.
     static func wrappedKeyAssociatedData(
-        keyID: [UInt8], protection: VaultMetadata.Protection, format: UInt32 = VaultKeys.formatVersion
+        keyID: [UInt8], protection: VaultMetadata.Protection, format: UInt32 = VaultKeys.formatVersion,
+        epoch: Int64
     ) -> [UInt8] {
         var parts = [keyID]
         switch protection {
@@ -218,6 +219,12 @@ final class VaultKeys: Sendable {
             parts.append(salt)
             parts.append(withUnsafeBytes(of: parameters.opslimit.littleEndian) { Array($0) })
             parts.append(withUnsafeBytes(of: parameters.memlimit.littleEndian) { Array($0) })
+        }
+        // Epoch 0 (a key wrapped before the state was sealed) adds nothing, so such a key still
+        // opens until its first unlock seals the state and moves it to epoch 1.
+        if epoch > 0 {
+            parts.append(Array("epoch".utf8))
+            parts.append(withUnsafeBytes(of: epoch.littleEndian) { Array($0) })
         }
         return associatedData(label: "swcred/vault-key", format: format, parts: parts)
     }

@@ -14,13 +14,20 @@ struct VaultMetadata {
     var protection: Protection
     var keyID: [UInt8]
     var wrappedKey: [UInt8]
+    /// The key's epoch (``VaultKeys/wrappedKeyAssociatedData(keyID:protection:format:epoch:)``):
+    /// 0 until the state is first sealed, then one more at every change of passphrase or key.
+    var keyEpoch: Int64
 
-    /// Reads the row; throws `.integrityFailure` if it is missing or malformed.
-    static func read(_ db: any StoreReader, path: String) throws -> VaultMetadata {
+    /// Reads the row; throws `.integrityFailure` if it is missing or malformed. `schema` is how far
+    /// the database is migrated: before migration 0009 (which is the last one, so the schema is
+    /// `.outdated` before it) there is no `key_epoch`, and the epoch is 0.
+    static func read(_ db: any StoreReader, path: String, schema: SchemaState = .current) throws -> VaultMetadata {
+        let epoch = schema == .current ? "key_epoch" : "0"
         guard
             let row = try db.row(
                 """
-                SELECT format_version, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit, key_id, wrapped_key
+                SELECT format_version, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit, key_id, wrapped_key,
+                    \(epoch)
                 FROM vault_meta WHERE id = 1
                 """)
         else {
@@ -29,7 +36,9 @@ struct VaultMetadata {
         }
         let damaged = SharedWebCredentialsError(
             .integrityFailure, "The vault metadata in \(path) is damaged; restore the vault from a backup.")
-        guard let version = row.integer(0), let keyID = row.blob(5), let wrapped = row.blob(6) else { throw damaged }
+        guard let version = row.integer(0), let keyID = row.blob(5), let wrapped = row.blob(6),
+            let epoch = row.integer(7), epoch >= 0
+        else { throw damaged }
         let protection: Protection
         switch row.text(1) {
         case "raw-key":
@@ -56,7 +65,8 @@ struct VaultMetadata {
                 "\(path) has vault format \(version), newer than this swcred understands (\(VaultKeys.formatVersion)); upgrade swcred."
             )
         }
-        return VaultMetadata(formatVersion: UInt32(version), protection: protection, keyID: keyID, wrappedKey: wrapped)
+        return VaultMetadata(
+            formatVersion: UInt32(version), protection: protection, keyID: keyID, wrappedKey: wrapped, keyEpoch: epoch)
     }
 
     /// Inserts the row, or updates it in place (keeping the record commitment, which the caller
@@ -78,17 +88,19 @@ struct VaultMetadata {
         try db.execute(
             """
             INSERT INTO vault_meta
-                (id, format_version, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit, key_id, wrapped_key)
-            VALUES (1, ?, ?, ?, ?, ?, ?, ?)
+                (id, format_version, kdf_algorithm, kdf_salt, kdf_opslimit, kdf_memlimit, key_id, wrapped_key,
+                key_epoch)
+            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO UPDATE SET
                 format_version = excluded.format_version, kdf_algorithm = excluded.kdf_algorithm,
                 kdf_salt = excluded.kdf_salt, kdf_opslimit = excluded.kdf_opslimit,
-                kdf_memlimit = excluded.kdf_memlimit, key_id = excluded.key_id, wrapped_key = excluded.wrapped_key
+                kdf_memlimit = excluded.kdf_memlimit, key_id = excluded.key_id, wrapped_key = excluded.wrapped_key,
+                key_epoch = excluded.key_epoch
             """,
             [
                 .integer(Int64(formatVersion)), .text(algorithm), StoreValue(salt, StoreValue.blob),
                 StoreValue(ops, StoreValue.integer), StoreValue(mem, StoreValue.integer), .blob(keyID),
-                .blob(wrappedKey),
+                .blob(wrappedKey), .integer(keyEpoch),
             ])
     }
 

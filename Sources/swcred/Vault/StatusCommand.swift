@@ -13,9 +13,11 @@ struct StatusCommand: ParsableCommand {
             settings come with the guesses per second one GPU would make against them (see \
             `swcred init --help`). With --verify the vault is unlocked, every credential and \
             never-save marker is authenticated, every registered app and stored verdict has its \
-            MAC checked, and the set of records is compared with its sealed commitment (which \
-            shows a record rolled back, brought back or deleted behind swcred's back). If \
-            anything fails, what failed is shown and swcred exits 9.
+            MAC checked, the set of records is compared with its sealed commitment and the apps, \
+            verdicts and app tokens with their sealed set (which shows a row rolled back, put \
+            back or deleted behind swcred's back), and the seal that binds those to the key \
+            epoch and the audit log's head is checked. If anything fails, what failed is shown \
+            and swcred exits 9.
             """)
 
     @OptionGroup var vault: VaultOptions
@@ -81,6 +83,10 @@ struct StatusCommand: ParsableCommand {
             lines.append(
                 "record set:   \(report.recordSetMatchesCommitment ? "matches its commitment" : "DOES NOT MATCH its commitment")"
             )
+            lines.append(
+                "grants:       \(report.grantSetIsAuthentic && report.grantRowsPutBack == 0 && report.grantRowsMissing == 0 ? "match their sealed set" : "DO NOT MATCH their sealed set")"
+            )
+            lines.append("state seal:   \(report.stateSealMatches ? "intact" : "BROKEN")")
             lines.append(
                 "domain index: \(report.parentDomainIndexMatches ? "matches the credentials" : "DOES NOT MATCH the credentials")"
             )

@@ -69,6 +69,7 @@ struct AuditBoundaryTests {
                 "UPDATE audit_log SET operation = ?, sealed = ?, tag = ? WHERE seq = 1",
                 [values[3], values[6], .blob(tag)])
             try AuditChain.store(AuditChain.Link(sequence: 1, tag: tag), as: .head, db: db, keys: keys)
+            try StateSeal.reseal(db, keys: keys, path: vault.path)
         }
         let consented = AuditEvent(
             actor: .owner, operation: .consentApprove, domain: "new.example", app: Self.app.description,
@@ -163,6 +164,10 @@ struct AuditBoundaryTests {
             ], "a mark already there, or none to clear, changes nothing and records nothing")
         try Attacker(path: vault.path).execute("UPDATE vault_meta SET audit_head = zeroblob(72)")
         #expect(failure { try vault.neverSave.mark("other.example") }?.code == .integrityFailure)
+        // This process saw entry 2: a head of 0 is refused at unlock; a process that did not see it
+        // opens the vault and finds nothing was written.
+        #expect(failure { _ = try VaultTestSupport.open(vault.path) }?.code == .integrityFailure)
+        StateHighWater.forget(vault.path)
         #expect(try VaultTestSupport.open(vault.path).neverSave.hosts().isEmpty)
     }
 

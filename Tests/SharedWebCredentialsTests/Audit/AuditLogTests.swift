@@ -202,6 +202,9 @@ struct AuditLogTests {
         }
         // Entry 1 is the app registration; the five sets are 2...6.
         try tamper(Attacker(path: vault.path))
+        // What a process that never saw this vault finds: the file alone (``StateHighWater``
+        // refuses a head set back in the process that saw it, `headRolledBackWhileSeen`).
+        StateHighWater.forget(vault.path)
         return try VaultTestSupport.open(vault.path).audit.verify()
     }
 
@@ -254,6 +257,31 @@ struct AuditLogTests {
         let head = try Attacker(path: vault.path).rows("SELECT audit_head FROM vault_meta")[0][0] as Data
         let result = try verifyAfter { try $0.execute("UPDATE vault_meta SET audit_head = ?", arguments: [head]) }
         #expect(result.firstBadEntry == 2 && result.problem?.contains("is not the sealed head") == true, "\(result)")
+    }
+
+    @Test("entries cut off the end with the head and its seal set back: refused by the process that saw them")
+    func headRolledBackWhileSeen() throws {
+        let before = try Attacker(path: vault.path).rows("SELECT audit_head, state_seal FROM vault_meta")[0]
+        for index in 1...3 {
+            try vault.items.set(server: "shop.example", account: "user\(index)", password: password("p\(index)"))
+        }
+        // The entries cut off, the head and its seal put back as they were before them.
+        try Attacker(path: vault.path).execute("DELETE FROM audit_log WHERE seq > 1")
+        try Attacker(path: vault.path).execute(
+            "UPDATE vault_meta SET audit_head = ?, state_seal = ?",
+            arguments: [before["audit_head"] as Data, before["state_seal"] as Data])
+        // The file alone: the seal no longer matches the record commitment beside it.
+        #expect(try !vault.integrityReport().stateSealMatches)
+        // The process that saw entry 4 refuses the vault at unlock and refuses every write.
+        let reopened = failure { _ = try VaultTestSupport.open(vault.path) }
+        #expect(reopened?.code == .integrityFailure, "\(String(describing: reopened))")
+        #expect(
+            reopened?.message.contains("audit log's head went back from entry") == true,
+            "\(String(describing: reopened))")
+        let write = failure {
+            try vault.items.set(server: "shop.example", account: "after", password: password("p"))
+        }
+        #expect(write?.code == .integrityFailure, "\(String(describing: write))")
     }
 
     @Test("an entry spliced in from a copy of the vault is detected: each tag covers the one before")

@@ -29,7 +29,7 @@ struct Format2Vault {
                     details: CredentialDetails(label: "Bob", notes: "note"), created: Date(), modified: Date()))
             let hostIndex = try OlderVaultFile.insertNeverSave(db, keys: keys, host: "blocked.example", format: 2)
             commitment.insertNeverSave(hostIndex: hostIndex, keys: keys)
-            try commitment.store(db.store, keys: keys, format: 2)
+            try commitment.storeUnsealed(db.store, keys: keys, format: 2)
         }
         return keys
     }

@@ -77,7 +77,7 @@ enum OlderVaultFile {
         let wrapped = AuthenticatedEncryption.seal(
             keys.vaultKey, key: wrappingKey,
             associatedData: VaultKeys.wrappedKeyAssociatedData(
-                keyID: keys.keyID, protection: protection, format: format))
+                keyID: keys.keyID, protection: protection, format: format, epoch: 0))
         try queue.write { db in
             try db.execute(
                 sql: """

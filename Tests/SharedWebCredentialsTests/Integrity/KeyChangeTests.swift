@@ -29,30 +29,37 @@ struct KeyChangeTests {
             arguments: StatementArguments(columns.map { row[$0] as DatabaseValue }))
     }
 
-    @Test("a whole old vault_meta row put back is caught by the audit log; passwd --rekey still recovers")
-    func rolledBackAuditHead() throws {
+    @Test("an old passphrase's vault_meta row put back: refused unless its epoch goes back too, and then caught")
+    func oldWrappingPutBack() throws {
         let directory = try TemporaryDirectory()
         let vault = try Support.makeVault(in: directory)
         try vault.items.set(server: "example.com", account: "alice", password: SecureBytes(utf8: "alice-pw"))
         let leaked = try vaultMetaRow(vault.path)
         try vault.changePassphrase(to: SecureBytes(utf8: "second passphrase: amber quasar lattice ferry 71"))
+        // The old wrapping alone: the epoch is bound into the wrapped key, so it unwraps nothing.
         try Attacker(path: vault.path).execute(
-            "UPDATE vault_meta SET wrapped_key = ?, kdf_salt = ?, audit_head = ?",
-            arguments: [leaked["wrapped_key"] as Data, leaked["kdf_salt"] as Data, leaked["audit_head"] as Data])
+            "UPDATE vault_meta SET wrapped_key = ?, kdf_salt = ?",
+            arguments: [leaked["wrapped_key"] as Data, leaked["kdf_salt"] as Data])
+        #expect(failure { _ = try Support.open(vault.path) }?.code == .vaultLocked)
+        // With its epoch too it unwraps, but this process saw epoch 2: refused at unlock.
+        try Attacker(path: vault.path).execute(
+            "UPDATE vault_meta SET key_epoch = ?", arguments: [leaked["key_epoch"] as Int64])
+        let refused = failure { _ = try Support.open(vault.path) }
+        #expect(refused?.code == .integrityFailure, "\(String(describing: refused))")
+        #expect(refused?.message.contains("key epoch went back from 2 to 1") == true, "\(String(describing: refused))")
+        // A process that never saw epoch 2 opens it (one file cannot show more), but the seal
+        // binds the epoch: `status --verify` reports it and nothing can be written.
+        StateHighWater.forget(vault.path)
         let opened = try Support.open(vault.path)
-        let broken = try opened.audit.verify()
-        #expect(broken.firstBadEntry == 2 && broken.problem?.contains("is not the sealed head") == true, "\(broken)")
-        try opened.changePassphrase(
-            to: SecureBytes(utf8: "third passphrase: velvet comet harbor quill 38"), rotatingKey: true)
-        let after = try opened.audit.verify()
-        // The rotation re-tags faithfully and its own entry chains from the set-back head, so the
-        // chain now breaks there: still reported, never blessed.
-        #expect(after.firstBadEntry == 3 && !after.isIntact, "\(after)")
-        #expect(try opened.audit.entries().map(\.event.operation) == [.itemSet, .passwd, .passwd])
-        #expect(try opened.credentials.all().map(\.passwordText) == ["alice-pw"])
+        #expect(try !opened.integrityReport().stateSealMatches)
+        let write = failure {
+            try opened.items.set(server: "example.com", account: "bob", password: SecureBytes(utf8: "bob-pw"))
+        }
+        #expect(write?.code == .integrityFailure, "\(String(describing: write))")
+        #expect(try opened.credentials.find(server: "example.com", account: "bob").isEmpty)
     }
 
-    @Test("passwd alone leaves the old passphrase working with an old vault_meta row; passwd --rekey does not")
+    @Test("passwd alone leaves the old passphrase reading records with the whole old row; passwd --rekey does not")
     func passwdVersusRekey() throws {
         let directory = try TemporaryDirectory()
         let vault = try Support.makeVault(in: directory)
@@ -64,19 +71,35 @@ struct KeyChangeTests {
         ]
         let passwd = try SwcredProcess.run(["passwd"], environment: environment)
         #expect(passwd.status == 0, "\(passwd.stderr)")
-        // The documented limit: the vault key did not change, so the old row and passphrase still open it.
+        let afterPasswd = try vaultMetaRow(vault.path)
+        // The documented limit: the vault key did not change, so the whole old row (its epoch and
+        // seal too) and the old passphrase still read what did not change since. The seal no
+        // longer matches the audit head beside it, so every write is refused.
         try restore(leaked, into: vault.path)
-        #expect(
-            try Support.open(vault.path).credentials.find(server: "example.com").map(\.passwordText) == ["alice-pw"])
+        let reader = try Support.open(vault.path)
+        #expect(try reader.credentials.find(server: "example.com").map(\.passwordText) == ["alice-pw"])
+        #expect(try !reader.integrityReport().stateSealMatches)
+        let refusedRekey = try SwcredProcess.run(["passwd", "--rekey"], environment: environment)
+        #expect(refusedRekey.status == 9, "\(refusedRekey.stderr)")
+        #expect(refusedRekey.stderr.contains("sealed state"), "\(refusedRekey.stderr)")
 
-        let rekeyed = try SwcredProcess.run(["passwd", "--rekey"], environment: environment)
+        // `passwd --rekey` from the real row: the leaked one then unwraps a retired key.
+        try restore(afterPasswd, into: vault.path)
+        let current = [
+            "SWCRED_VAULT": vault.path, "SWCRED_PASSPHRASE": "second passphrase: amber quasar lattice ferry 71",
+            "SWCRED_NEW_PASSPHRASE": "third passphrase: velvet comet harbor quill 38",
+        ]
+        let rekeyed = try SwcredProcess.run(["passwd", "--rekey"], environment: current)
         #expect(rekeyed.status == 0, "\(rekeyed.stderr)")
         #expect(rekeyed.stdout.contains("rotated the vault key"))
-        let current = try Support.open(vault.path, passphrase: "second passphrase: amber quasar lattice ferry 71")
-        #expect(try current.credentials.find(server: "example.com").map(\.passwordText) == ["alice-pw"])
-        try current.verifyIntegrity()
-        // The leaked row unwraps the old vault key, which opens nothing that is stored now.
+        let opened = try Support.open(vault.path, passphrase: "third passphrase: velvet comet harbor quill 38")
+        #expect(try opened.credentials.find(server: "example.com").map(\.passwordText) == ["alice-pw"])
+        try opened.verifyIntegrity()
+        // The leaked row unwraps the retired key: this process saw epoch 3 and refuses it; a
+        // process that did not finds that the retired key opens nothing stored now.
         try restore(leaked, into: vault.path)
+        #expect(failure { _ = try Support.open(vault.path) }?.code == .integrityFailure)
+        StateHighWater.forget(vault.path)
         let withOldKey = try Support.open(vault.path)
         #expect(try withOldKey.credentials.find(server: "example.com").isEmpty, "its blind indexes match nothing")
         #expect(failure { _ = try withOldKey.credentials.servers() }?.code == .integrityFailure)

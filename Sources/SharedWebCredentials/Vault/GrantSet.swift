@@ -1,0 +1,189 @@
+import Foundation
+import Synchronization
+
+/// The set of every authentic row that grants access without being a record: the registered apps
+/// (`apps`), the stored verdicts (`associations`) and the app tokens (`app_tokens`).
+///
+/// Each of those rows carries its own MAC, which stops a forged or edited row but not an older
+/// row put back: a revoked token, a removed app or an app's wider entitlement inserted again from
+/// a copy of the file. `vault_meta.grant_set` holds the sorted MACs of every such row after a tag
+/// (keyed BLAKE2b under the state key over them), and the state seal covers the tag
+/// (``StateSeal``), so:
+///
+/// - every read that lets a row grant access checks that the row's MAC is in the set
+///   (``GrantCheck``): a row put back is refused however it got there;
+/// - every write of those tables first checks that no authentic row is missing from the set (a
+///   write never blesses a row put back), and writes the new set in the same transaction
+///   (``Vault/write(grants:)``); a row removed or made unauthentic behind swcred's back grants
+///   nothing and does not stop the owner from removing or replacing what is left;
+/// - `status --verify` reports rows put back and rows removed (``Vault/integrityReport()``).
+enum GrantSet {
+    /// The MACs of every authentic row of the three tables, as `db` holds them. A row whose MAC
+    /// fails is left out: it grants nothing anyway (it counts as missing, or fails closed, where
+    /// it is read), and `status --verify` reports it.
+    static func macs(_ db: any StoreReader, keys: VaultKeys) throws -> [[UInt8]] {
+        var macs: [[UInt8]] = []
+        for table in [AuthenticatedTable.apps, .associations] {
+            for row in try db.rows(table.select) where table.isAuthentic(row, keys: keys) {
+                if let mac = row.blob(table.columns.count) { macs.append(mac) }
+            }
+        }
+        for row in try db.rows(AppTokenStore.select) where AppTokenStore.authentic(row, keys: keys) != nil {
+            if let mac = row.blob(7) { macs.append(mac) }
+        }
+        return macs
+    }
+
+    /// The tag of a set of MACs given in sorted order.
+    private static func tag(ofSorted macs: [[UInt8]], keys: VaultKeys) -> [UInt8] {
+        keys.stateMAC(table: "vault_meta", fields: [Array("grant_set".utf8), keys.keyID] + macs)
+    }
+
+    /// The column value for a set of MACs: the tag, then the MACs in order.
+    static func columnValue(of macs: [[UInt8]], keys: VaultKeys) -> [UInt8] {
+        let sorted = macs.sorted { $0.lexicographicallyPrecedes($1) }
+        return tag(ofSorted: sorted, keys: keys) + sorted.joined()
+    }
+
+    /// The stored set; throws `.integrityFailure` when it is missing or its tag fails.
+    static func load(_ db: any StoreReader, keys: VaultKeys, path: String) throws -> Set<[UInt8]> {
+        try parse(db.value("SELECT grant_set FROM vault_meta WHERE id = 1")?.blob, keys: keys, path: path)
+    }
+
+    /// The set a stored column value holds, its tag checked.
+    static func parse(_ stored: [UInt8]?, keys: VaultKeys, path: String) throws -> Set<[UInt8]> {
+        let width = KeyedHash.digestLength
+        guard let stored, stored.count >= width, stored.count % width == 0 else { throw mismatch(path) }
+        let macs = stride(from: width, to: stored.count, by: width).map { Array(stored[$0..<($0 + width)]) }
+        guard AuditChain.equal(Array(stored[0..<width]), tag(ofSorted: macs, keys: keys)) else { throw mismatch(path) }
+        return Set(macs)
+    }
+
+    /// How the authentic rows differ from the stored set.
+    struct Difference: Equatable {
+        /// Authentic rows the set does not hold: put back from an older copy.
+        var putBack = 0
+        /// Rows the set holds that are not in the tables, or are no longer authentic.
+        var removed = 0
+    }
+
+    /// How the rows differ from the stored set; nil when the stored set is missing or its tag fails.
+    static func difference(_ db: any StoreReader, keys: VaultKeys, path: String) throws -> Difference? {
+        guard let stored = try? load(db, keys: keys, path: path) else { return nil }
+        let live = Set(try macs(db, keys: keys))
+        return Difference(putBack: live.subtracting(stored).count, removed: stored.subtracting(live).count)
+    }
+
+    /// Throws `.integrityFailure` when an authentic row is not in the stored set (or the set's tag fails).
+    static func requireNothingPutBack(_ db: any StoreReader, keys: VaultKeys, path: String) throws {
+        let stored = try load(db, keys: keys, path: path)
+        guard try macs(db, keys: keys).allSatisfy(stored.contains) else { throw mismatch(path) }
+    }
+
+    /// Stores the set of the rows as they are now under the state seal.
+    static func store(_ db: any StoreWriter, keys: VaultKeys, path: String) throws {
+        try StateSeal.update(
+            .grantSet, to: columnValue(of: macs(db, keys: keys), keys: keys), db: db, keys: keys, path: path)
+    }
+
+    /// Stores the set of the rows as they are now without touching the seal: for the steps that
+    /// reseal the whole state themselves (``StateSeal/reseal(_:keys:path:)``).
+    static func storeUnsealed(_ db: any StoreWriter, keys: VaultKeys) throws {
+        try db.perform(
+            "UPDATE vault_meta SET grant_set = ? WHERE id = 1",
+            [.blob(columnValue(of: macs(db, keys: keys), keys: keys))])
+    }
+
+    /// The error for a set that no longer holds the rows.
+    static func mismatch(_ path: String) -> SharedWebCredentialsError {
+        SharedWebCredentialsError(
+            .integrityFailure,
+            "The registered apps, stored verdicts and app tokens of \(path) do not match their sealed set: a row was put back from an older copy or rolled back behind swcred's back. Nothing was released or changed; restore the vault from a backup."
+        )
+    }
+}
+
+/// Checks, in a read transaction, that a row about to grant access is in the grant set. The set
+/// is read and its tag checked once per vault location, then kept until its tag changes, so
+/// that each check costs one read of `vault_meta`, one small MAC and a lookup.
+enum GrantCheck {
+    private struct Verified {
+        let keyID: [UInt8]
+        let tag: [UInt8]
+        let macs: Set<[UInt8]>
+    }
+
+    private static let verified = Mutex<[String: Verified]>([:])
+
+    /// Throws `.integrityFailure` unless the state seal holds and `mac` is in the grant set it
+    /// seals. `what` names the row for the error.
+    static func require(
+        _ mac: [UInt8]?, what: @autoclosure () -> String, db: any StoreReader, keys: VaultKeys, path: String
+    ) throws {
+        let state = try SealedState.load(db, keys: keys, path: path)
+        StateHighWater.raise(to: state, path: path)
+        guard let tag = state.grantTag else { throw GrantSet.mismatch(path) }
+        let macs: Set<[UInt8]>
+        if let known = verified.withLock({ $0[path] }), known.keyID == keys.keyID, known.tag == tag {
+            macs = known.macs
+        } else {
+            macs = try GrantSet.load(db, keys: keys, path: path)
+            verified.withLock { $0[path] = Verified(keyID: keys.keyID, tag: tag, macs: macs) }
+        }
+        guard let mac, macs.contains(mac) else {
+            throw SharedWebCredentialsError(
+                .integrityFailure,
+                "\(what()) in \(path) is not in its sealed grant set: it was put back from an older copy or rolled back behind swcred's back, so it grants nothing. Restore the vault from a backup."
+            )
+        }
+    }
+}
+
+/// The highest key epoch and audit head each vault location showed this process: a vault that
+/// shows less was set back (a copy of it put back, or its audit log cut with its head), which no
+/// MAC inside it can reveal. A long-running service holds this across locks and unlocks.
+///
+/// Checked where a transaction sees the latest state: at unlock and in every write that moves a
+/// sealed column (every audit entry among them). A read transaction may run on a snapshot older
+/// than a commit this process already saw, so reads do not check it.
+enum StateHighWater {
+    private static let seen = Mutex<[String: (epoch: Int64, audit: Int64)]>([:])
+
+    /// Throws `.integrityFailure` when `state` is behind what `path` showed before; otherwise
+    /// raises the marks to it.
+    static func check(_ state: SealedState, path: String) throws {
+        let problem: String? = seen.withLock { seen in
+            let before = seen[path] ?? (0, 0)
+            if state.epoch < before.epoch {
+                return
+                    "its key epoch went back from \(before.epoch) to \(state.epoch) (a copy from before a change of passphrase or key was put back)"
+            }
+            if state.auditSequence < before.audit {
+                return
+                    "its audit log's head went back from entry \(before.audit) to \(state.auditSequence) (entries were cut off its end)"
+            }
+            seen[path] = (max(before.epoch, state.epoch), max(before.audit, state.auditSequence))
+            return nil
+        }
+        if let problem {
+            throw SharedWebCredentialsError(
+                .integrityFailure,
+                "\(path) was rolled back while this process used it: \(problem). Nothing was released or changed; find out who wrote to the vault, then restore it from a backup."
+            )
+        }
+    }
+
+    /// Raises the marks of `path` to `state` without checking: for a read transaction, whose
+    /// snapshot may be older than a commit already seen but was committed all the same.
+    static func raise(to state: SealedState, path: String) {
+        seen.withLock { seen in
+            let before = seen[path] ?? (0, 0)
+            seen[path] = (max(before.epoch, state.epoch), max(before.audit, state.auditSequence))
+        }
+    }
+
+    /// Forgets `path`: a new vault was made there.
+    static func forget(_ path: String) {
+        _ = seen.withLock { $0.removeValue(forKey: path) }
+    }
+}
