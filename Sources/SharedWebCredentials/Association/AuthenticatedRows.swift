@@ -116,13 +116,18 @@ enum AuthenticatedRows {
                 "DELETE FROM associations WHERE \(associations.whereIdentity)", associations.identity(of: row))
             dropped += 1
         }
+        // A browser association that fails is dropped too: re-MACed, it would be blessed.
+        let browsers = BrowserAssociationStore.table
+        for row in try db.rows(browsers.select) where !browsers.isAuthentic(row, keys: oldKeys) {
+            try db.execute("DELETE FROM browser_associations WHERE id = ?", browsers.identity(of: row))
+        }
         try macAll(db, keys: newKeys)
         return dropped
     }
 
     /// Writes the MAC of every row of both tables under `keys`, trusting the rows as they are.
     static func macAll(_ db: any StoreWriter, keys: VaultKeys) throws {
-        for table in [AuthenticatedTable.apps, .associations] {
+        for table in [AuthenticatedTable.apps, .associations, BrowserAssociationStore.table] {
             for row in try db.rows(table.select) {
                 try db.execute(
                     "UPDATE \(table.name) SET mac = ? WHERE \(table.whereIdentity)",

@@ -102,6 +102,10 @@ public enum AuditOperation: String, Sendable, CaseIterable, Codable {
     case appAdd = "app-add"
     /// The owner removed an app.
     case appRemove = "app-remove"
+    /// The owner approved a browser's association (`swcred consent`).
+    case browserAssociate = "browser-associate"
+    /// The owner revoked a browser's association (`swcred browser revoke`).
+    case browserRevoke = "browser-revoke"
     /// The owner dropped old audit entries.
     case auditPrune = "audit-prune"
     /// The owner created an app token (detail: its id and grant, never the token).

@@ -34,6 +34,9 @@ package enum VaultTables {
             columns: ["id", "token_hash", "app", "permissions", "consent", "created_at", "expires_at", "mac"],
             order: "id"),
         Table(
+            name: "browser_associations",
+            columns: ["id", "identification_key", "allow_http", "consent", "created_at", "mac"], order: "id"),
+        Table(
             name: "credentials", columns: ["id", "server_index", "account_index", "sealed", "version"],
             order: "server_index, account_index"),
         Table(

@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// The set of every authentic row that grants access without being a record: the registered apps
-/// (`apps`), the stored verdicts (`associations`) and the app tokens (`app_tokens`).
+/// (`apps`), the stored verdicts (`associations`), the app tokens (`app_tokens`) and the
+/// browsers the owner approved (`browser_associations`).
 ///
 /// Each of those rows carries its own MAC, which stops a forged or edited row but not an older
 /// row put back: a revoked token, a removed app or an app's wider entitlement inserted again from
@@ -23,7 +24,7 @@ enum GrantSet {
     /// it is read), and `status --verify` reports it.
     static func macs(_ db: any StoreReader, keys: VaultKeys) throws -> [[UInt8]] {
         var macs: [[UInt8]] = []
-        for table in [AuthenticatedTable.apps, .associations] {
+        for table in [AuthenticatedTable.apps, .associations, BrowserAssociationStore.table] {
             for row in try db.rows(table.select) where table.isAuthentic(row, keys: keys) {
                 if let mac = row.blob(table.columns.count) { macs.append(mac) }
             }

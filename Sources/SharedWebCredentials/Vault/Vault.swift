@@ -212,10 +212,11 @@ public final class Vault: Sendable {
         try requireVault(schema, path: path)
         // What the vault shows of its sealed state is read with its metadata, in one transaction
         // (a vault migrated before the seal existed shows none).
+        let withEpoch = VaultMetadata.hasKeyEpoch(storage, schema: schema)
         let (unlockedFrom, shown) = try storage.read { db in
             (
-                try VaultMetadata.read(db, path: path, schema: schema),
-                schema == .current
+                try VaultMetadata.read(db, path: path, withEpoch: withEpoch),
+                withEpoch
                     ? try SealedState(
                         unchecked: db.row("SELECT \(StateSeal.columns) FROM vault_meta WHERE id = 1"), path: path)
                     : nil
@@ -485,8 +486,9 @@ public final class Vault: Sendable {
         let path = storage.location
         let schema = try storage.verifySchema()
         try requireVault(schema, path: path)
+        let withEpoch = VaultMetadata.hasKeyEpoch(storage, schema: schema)
         return try storage.read { db in
-            try status(db, path: path, metadata: VaultMetadata.read(db, path: path, schema: schema))
+            try status(db, path: path, metadata: VaultMetadata.read(db, path: path, withEpoch: withEpoch))
         }
     }
 

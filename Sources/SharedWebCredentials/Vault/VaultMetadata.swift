@@ -18,11 +18,10 @@ struct VaultMetadata {
     /// 0 until the state is first sealed, then one more at every change of passphrase or key.
     var keyEpoch: Int64
 
-    /// Reads the row; throws `.integrityFailure` if it is missing or malformed. `schema` is how far
-    /// the database is migrated: before migration 0009 (which is the last one, so the schema is
-    /// `.outdated` before it) there is no `key_epoch`, and the epoch is 0.
-    static func read(_ db: any StoreReader, path: String, schema: SchemaState = .current) throws -> VaultMetadata {
-        let epoch = schema == .current ? "key_epoch" : "0"
+    /// Reads the row; throws `.integrityFailure` if it is missing or malformed. `withEpoch` is false
+    /// for a database not yet migrated to `key_epoch` (migration 0009): the epoch is then 0.
+    static func read(_ db: any StoreReader, path: String, withEpoch: Bool = true) throws -> VaultMetadata {
+        let epoch = withEpoch ? "key_epoch" : "0"
         guard
             let row = try db.row(
                 """
@@ -102,6 +101,14 @@ struct VaultMetadata {
                 StoreValue(ops, StoreValue.integer), StoreValue(mem, StoreValue.integer), .blob(keyID),
                 .blob(wrappedKey), .integer(keyEpoch),
             ])
+    }
+
+    /// Whether `storage`'s `vault_meta` has `key_epoch` yet: before a vault is unlocked its
+    /// schema may be an older release's, and migrations run only after the unlock. Asked in a
+    /// transaction of its own, since the statement fails on a table without the column.
+    static func hasKeyEpoch(_ storage: any VaultStorage, schema: SchemaState) -> Bool {
+        schema == .current
+            || (try? storage.read { db in try db.value("SELECT key_epoch FROM vault_meta WHERE id = 1") }) != nil
     }
 
     /// The current key id, cheaply, to notice a rotation by another process.

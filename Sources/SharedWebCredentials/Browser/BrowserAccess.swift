@@ -1,0 +1,117 @@
+import Foundation
+
+/// What an approved browser may do with the vault: the third caller's rules, beside the gate.
+///
+/// - A page gets the credentials of its own host only: the exact host, its port kept apart
+///   (443 is the default), and the hosts Apple's shared-credential groups say share that
+///   site's sign-in; never a parent, a sibling or a look-alike host.
+/// - A URL with user information gets nothing; an `http://` page gets nothing unless the owner
+///   allowed it for that association; any other scheme gets nothing.
+/// - A save honours never-save, the field limits and all-or-nothing of every other write, and
+///   touches nothing but the credential (no app, token or verdict).
+/// - Every release and save is in the audit log as `browser:NAME`.
+public struct BrowserAccess: Sendable {
+    private let vault: Vault
+
+    /// The rules over `vault`.
+    public init(vault: Vault) {
+        self.vault = vault
+    }
+
+    /// The site of a page the association may be served for, or nil with nothing released: the
+    /// URL must be `https://` (or `http://` when `allowsHTTP`), carry no user information, and
+    /// name a host swcred accepts (``DomainTarget``).
+    public static func site(of url: String, allowsHTTP: Bool) -> DomainTarget? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            components.user == nil, components.password == nil, let host = components.host, !host.isEmpty
+        else { return nil }
+        switch scheme {
+        case "https": break
+        case "http" where allowsHTTP: break
+        default: return nil
+        }
+        var port = components.port
+        if scheme == "http", port == 80 || port == nil { port = nil }
+        guard let target = try? DomainTarget(port.map { "\(host):\($0)" } ?? host) else { return nil }
+        // An http:// page's credentials are those saved for its host on port 80 (kept apart from
+        // https, whose default is 443): no https credential goes to a page anyone on the path sees.
+        if scheme == "http" {
+            return DomainTarget(normalizedHost: target.host, port: components.port ?? 80)
+        }
+        return target
+    }
+
+    /// The credentials the page `url` gets, sorted by server and account: those of its own site
+    /// and of the sites sharing its sign-in. Appends a `request` entry as `browser:NAME` naming
+    /// what was released (also when nothing was). Empty for a URL ``site(of:allowsHTTP:)`` refuses.
+    public func logins(for association: BrowserAssociation, url: String) async throws -> [Credential] {
+        guard let site = Self.site(of: url, allowsHTTP: association.allowsHTTP) else { return [] }
+        var found = try vault.credentials.find(server: site.host, port: site.port)
+        if site.port == nil {
+            for shared in SharedCredentialGroups.domains(sharingCredentialsWith: site.host) {
+                found += try vault.credentials.find(server: shared)
+            }
+        }
+        found.sort { ($0.server, $0.port ?? 443, $0.account) < ($1.server, $1.port ?? 443, $1.account) }
+        _ = try await vault.audit.append(
+            AuditEvent(
+                actor: association.actor, operation: .request, domain: site.description,
+                released: found.map(AuditCredential.init)))
+        return found
+    }
+
+    /// Saves a login the browser submitted on the page `url`: a new credential, or a new password
+    /// for the account that exists. Throws `.neverSave` for a host the owner marked, `.invalidInput`
+    /// for a page that gets nothing (``site(of:allowsHTTP:)``) or a field over the limits.
+    @discardableResult
+    public func save(
+        for association: BrowserAssociation, url: String, account: String, password: SecureBytes
+    ) async throws -> UpsertOutcome {
+        guard let site = Self.site(of: url, allowsHTTP: association.allowsHTTP) else {
+            throw SharedWebCredentialsError(
+                .invalidInput,
+                "the page is not one this browser may save for: an https:// URL without user information (or http:// where the owner allowed it)"
+            )
+        }
+        if try vault.neverSave.isMarked(site.host) {
+            throw SharedWebCredentialsError(
+                .neverSave,
+                "\(site.host) is marked \"never save\": nothing was saved (`swcred never-save clear` lifts it)")
+        }
+        let outcome = try vault.credentials.upsert(
+            server: site.host, port: site.port, account: account, password: password)
+        if outcome != .unchanged {
+            _ = try await vault.audit.append(
+                AuditEvent(
+                    actor: association.actor, operation: outcome == .added ? .add : .update,
+                    domain: site.description, account: account))
+        }
+        return outcome
+    }
+
+    /// A strong password for the page `url`: by the site's password rules when Apple's quirks
+    /// know it, else Safari's strong style.
+    public static func generatePassword(for url: String?) throws -> String {
+        if let url, let site = site(of: url, allowsHTTP: true),
+            let quirk = try PasswordRulesQuirks.quirk(for: site.host)
+        {
+            return try PasswordGenerator(rules: PasswordRulesParser.parse(quirk.rulesText).rules).next().password
+        }
+        return PasswordGenerator(style: .strong).next().password
+    }
+
+    /// The id a browser knows a credential by: 32 hexadecimal digits of a keyed hash of its
+    /// server, port and account, so it says nothing of them and is stable while the key is.
+    public func entryID(of credential: Credential) throws -> String {
+        try vault.read { _, keys in
+            keys.stateMAC(
+                table: "browser-entry",
+                fields: [
+                    Array(credential.server.utf8),
+                    withUnsafeBytes(of: Int64(credential.port ?? 443).littleEndian) { Array($0) },
+                    Array(credential.account.utf8),
+                ]
+            ).prefix(16).map { String(format: "%02x", $0) }.joined()
+        }
+    }
+}
