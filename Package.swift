@@ -155,6 +155,7 @@ let package = Package(
                 "SwcredHardening",
                 "CProcessHardening",
                 "SwcredAPI",
+                "SwcredBrowser",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),

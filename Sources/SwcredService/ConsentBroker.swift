@@ -23,9 +23,15 @@ final class ConsentBroker: Sendable {
         case timedOut
     }
 
+    /// What the owner said besides yes or no: a browser's name, and whether to remember.
+    struct Details: Sendable, Equatable {
+        var name: String?
+        var remember = false
+    }
+
     private struct State {
         var pending: [Pending] = []
-        var answers: [String: Decision] = [:]
+        var answers: [String: (Decision, Details)] = [:]
     }
 
     private let state = Mutex(State())
@@ -39,17 +45,27 @@ final class ConsentBroker: Sendable {
 
     /// Puts a request to the owner and waits for the answer, or the timeout.
     func ask(app: String, operation: Operation, domain: String, account: String?) async -> Decision {
-        let request = Pending(
-            id: UUID().uuidString.lowercased(), app: app, operation: operation, domain: domain, account: account)
+        await askWithDetails(
+            Pending(
+                id: UUID().uuidString.lowercased(), app: app, operation: operation, domain: domain, account: account)
+        ).0
+    }
+
+    /// Puts `request` (its `id` ignored) to the owner and waits for the answer and what came
+    /// with it (a browser's name, whether to remember), or the timeout.
+    func askWithDetails(_ request: Pending) async -> (Decision, Details) {
+        var request = request
+        request.id = UUID().uuidString.lowercased()
+        let id = request.id
         state.withLock { $0.pending.append(request) }
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline && !Task.isCancelled {
-            if let answer = state.withLock({ $0.answers.removeValue(forKey: request.id) }) { return answer }
+            if let answer = state.withLock({ $0.answers.removeValue(forKey: id) }) { return answer }
             try? await Task.sleep(for: pollInterval)
         }
         return state.withLock { state in
-            state.pending.removeAll { $0.id == request.id }
-            return state.answers.removeValue(forKey: request.id) ?? .timedOut
+            state.pending.removeAll { $0.id == id }
+            return state.answers.removeValue(forKey: id) ?? (.timedOut, Details())
         }
     }
 
@@ -65,12 +81,19 @@ final class ConsentBroker: Sendable {
 
     /// Records the owner's answer, given from `answeredBy`; false when no such request waits
     /// (answered or timed out).
-    func answer(id: String, approve: Bool, answeredBy: String) -> Bool {
+    func answer(id: String, approve: Bool, answeredBy: String, details: Details = Details()) -> Bool {
         state.withLock { state in
             guard let index = state.pending.firstIndex(where: { $0.id == id }) else { return false }
             state.pending.remove(at: index)
-            state.answers[id] = approve ? .approved(answeredBy: answeredBy) : .declined(answeredBy: answeredBy)
+            state.answers[id] = (
+                approve ? .approved(answeredBy: answeredBy) : .declined(answeredBy: answeredBy), details
+            )
             return true
         }
+    }
+
+    /// The kind of the request `id` still waiting, if any (to check an answer's details against it).
+    func waitingOperation(id: String) -> Operation? {
+        state.withLock { $0.pending.first { $0.id == id }?.operation }
     }
 }

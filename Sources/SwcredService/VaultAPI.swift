@@ -337,7 +337,20 @@ struct VaultAPI: APIProtocol {
         try await requireUnlockUnchanged()
         try owner.requireSession(authorization: try RequestScope.require().authorization)
         let answeredBy = "an owner session, " + Self.describe(try RequestScope.require().peer)
-        guard consent.answer(id: answer.id, approve: answer.approve, answeredBy: answeredBy) else {
+        if let name = answer.name {
+            guard consent.waitingOperation(id: answer.id) == .browserAssociate else {
+                throw APIError(
+                    status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
+                    message: "name is for a browser's association request only")
+            }
+            do {
+                try BrowserAssociation.validate(name: name)
+            } catch let error as SharedWebCredentialsError {
+                throw APIError(error)
+            }
+        }
+        let details = ConsentBroker.Details(name: answer.name, remember: answer.remember ?? false)
+        guard consent.answer(id: answer.id, approve: answer.approve, answeredBy: answeredBy, details: details) else {
             throw APIError(
                 status: .notFound, code: SharedWebCredentialsError.Code.itemNotFound.rawValue,
                 message: "no request \(answer.id) is waiting: it was answered or timed out")

@@ -146,12 +146,14 @@ enum GrantCheck {
 ///
 /// Checked where a transaction sees the latest state: at unlock and in every write that moves a
 /// sealed column (every audit entry among them). A read transaction may run on a snapshot older
-/// than a commit this process already saw, so reads do not check it.
+/// than a commit this process already saw, so reads only raise the marks; writes raise them after
+/// their commit.
 enum StateHighWater {
     private static let seen = Mutex<[String: (epoch: Int64, audit: Int64)]>([:])
 
-    /// Throws `.integrityFailure` when `state` is behind what `path` showed before; otherwise
-    /// raises the marks to it.
+    /// Throws `.integrityFailure` when `state` is behind what `path` showed before. Raises
+    /// nothing: a state read inside a write transaction may hold that transaction's own writes,
+    /// which are not committed yet (``raise(to:path:)`` takes committed states only).
     static func check(_ state: SealedState, path: String) throws {
         let problem: String? = seen.withLock { seen in
             let before = seen[path] ?? (0, 0)
@@ -163,7 +165,6 @@ enum StateHighWater {
                 return
                     "its audit log's head went back from entry \(before.audit) to \(state.auditSequence) (entries were cut off its end)"
             }
-            seen[path] = (max(before.epoch, state.epoch), max(before.audit, state.auditSequence))
             return nil
         }
         if let problem {
@@ -174,8 +175,8 @@ enum StateHighWater {
         }
     }
 
-    /// Raises the marks of `path` to `state` without checking: for a read transaction, whose
-    /// snapshot may be older than a commit already seen but was committed all the same.
+    /// Raises the marks of `path` to `state` without checking: a committed state (a read
+    /// transaction's snapshot, or what a write committed), which may be older than one already seen.
     static func raise(to state: SealedState, path: String) {
         seen.withLock { seen in
             let before = seen[path] ?? (0, 0)

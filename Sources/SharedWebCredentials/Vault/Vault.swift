@@ -240,7 +240,10 @@ public final class Vault: Sendable {
         }
         // A vault set back behind what this process saw is refused at unlock, before any use. (A
         // broken seal is not: the owner may still read and export; what grants access checks it.)
-        if let shown { try StateHighWater.check(shown, path: path) }
+        if let shown {
+            try StateHighWater.check(shown, path: path)
+            StateHighWater.raise(to: shown, path: path)
+        }
         return Vault(
             store: store, storage: storage,
             unlocked: UnlockedKey(keys: keys, protection: metadata.protection, wrappedKey: metadata.wrappedKey),
@@ -432,7 +435,7 @@ public final class Vault: Sendable {
         _ makeKeys: (any StoreWriter, VaultKeys) throws -> (VaultKeys, revocations: [AuditEvent])
     ) throws {
         let expected = unlocked.withLock { $0 }
-        let replaced = try storage.write { db -> UnlockedKey in
+        let replaced = try sealedWrite { db -> UnlockedKey in
             let stored = try VaultMetadata.read(db, path: path)
             guard stored.keyID == expected.keys.keyID, stored.wrappedKey == expected.wrappedKey else {
                 throw SharedWebCredentialsError(
@@ -538,12 +541,44 @@ public final class Vault: Sendable {
         try await storage.read { db in try body(db, self.currentKeys(db)) }
     }
 
+    /// A write transaction, after whose commit the marks of what this process saw are raised to
+    /// what it committed (``StateHighWater``). Raised only after the commit: a transaction that
+    /// fails (a database server stopped under it) must not leave marks ahead of the database.
+    private func sealedWrite<T>(
+        durability: CommitDurability = .synced, _ body: (any StoreWriter) throws -> T
+    ) throws -> T {
+        let result = try storage.write(durability: durability, body)
+        raiseMarks()
+        return result
+    }
+
+    /// ``sealedWrite(durability:_:)`` on the engine's own threads.
+    private func sealedWrite<T: Sendable>(
+        durability: CommitDurability = .synced, _ body: @escaping @Sendable (any StoreWriter) throws -> T
+    ) async throws -> T {
+        let result = try await storage.write(durability: durability, body)
+        raiseMarks()
+        return result
+    }
+
+    /// Raises the marks to the committed state (a read; a failure to read leaves them as they are).
+    private func raiseMarks() {
+        let path = path
+        guard
+            let state = try? storage.read({ db in
+                try SealedState(
+                    unchecked: db.row("SELECT \(StateSeal.columns) FROM vault_meta WHERE id = 1"), path: path)
+            })
+        else { return }
+        StateHighWater.raise(to: state, path: path)
+    }
+
     /// Runs `body` in a write transaction with the current keys, for writes that do not add,
     /// change or delete sealed records (those go through ``write(records:)``). An `.ordered`
     /// commit does not wait for the disk: for audit entries of operations that change no record.
     func write<T>(durability: CommitDurability = .synced, _ body: (any StoreWriter, VaultKeys) throws -> T) throws -> T
     {
-        try storage.write(durability: durability) { db in try body(db, currentKeys(db)) }
+        try sealedWrite(durability: durability) { db in try body(db, currentKeys(db)) }
     }
 
     /// ``write(durability:_:)`` for a body whose first read is `columns` of the vault's metadata
@@ -553,7 +588,7 @@ public final class Vault: Sendable {
         durability: CommitDurability, readingMetadata columns: String,
         _ body: (any StoreWriter, VaultKeys, StoreRow?) throws -> T
     ) throws -> T {
-        try storage.write(durability: durability) { db in
+        try sealedWrite(durability: durability) { db in
             let row = try db.row("SELECT \(columns), key_id FROM vault_meta WHERE id = 1")
             let keys = try currentKeys(db, keyID: row?.values.last?.blob)
             return try body(db, keys, row)
@@ -564,7 +599,7 @@ public final class Vault: Sendable {
     func write<T: Sendable>(
         durability: CommitDurability = .synced, _ body: @escaping @Sendable (any StoreWriter, VaultKeys) throws -> T
     ) async throws -> T {
-        try await storage.write(durability: durability) { db in try body(db, self.currentKeys(db)) }
+        try await sealedWrite(durability: durability) { db in try body(db, self.currentKeys(db)) }
     }
 
     /// Runs `body`, which adds, changes or deletes rows of `apps`, `associations` or `app_tokens`,
@@ -572,13 +607,13 @@ public final class Vault: Sendable {
     /// sealed grant set before (a write never blesses a row put back), and the new set is sealed
     /// in the same transaction (``GrantSet``).
     func write<T>(grants body: (any StoreWriter, VaultKeys) throws -> T) throws -> T {
-        try storage.write { db in try self.inGrantsTransaction(db, body) }
+        try sealedWrite { db in try self.inGrantsTransaction(db, body) }
     }
 
     /// ``write(grants:)`` on the engine's own threads.
     func write<T: Sendable>(grants body: @escaping @Sendable (any StoreWriter, VaultKeys) throws -> T) async throws -> T
     {
-        try await storage.write { db in try self.inGrantsTransaction(db, body) }
+        try await sealedWrite { db in try self.inGrantsTransaction(db, body) }
     }
 
     private func inGrantsTransaction<T>(
@@ -597,14 +632,14 @@ public final class Vault: Sendable {
     /// which `body` updates for every record it adds, changes or deletes; the new commitment is
     /// written in the same transaction.
     func write<T>(records body: (any StoreWriter, VaultKeys, RecordCommitment) throws -> T) throws -> T {
-        try storage.write { db in try self.inRecordsTransaction(db, body) }
+        try sealedWrite { db in try self.inRecordsTransaction(db, body) }
     }
 
     /// ``write(records:)`` on the engine's own threads.
     func write<T: Sendable>(
         records body: @escaping @Sendable (any StoreWriter, VaultKeys, RecordCommitment) throws -> T
     ) async throws -> T {
-        try await storage.write { db in try self.inRecordsTransaction(db, body) }
+        try await sealedWrite { db in try self.inRecordsTransaction(db, body) }
     }
 
     private func inRecordsTransaction<T>(

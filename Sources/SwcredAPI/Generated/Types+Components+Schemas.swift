@@ -575,8 +575,12 @@ extension Components {
         package struct ConsentRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ConsentRequest/id`.
             package var id: Swift.String
+            /// The app, or browser:NAME for an associated browser, or browser for a new association.
+            ///
             /// - Remark: Generated from `#/components/schemas/ConsentRequest/app`.
             package var app: Swift.String
+            /// browser-associate: a browser asks to become a client; approve it with a name (ConsentAnswer.name), after comparing fingerprint with what the browser shows.
+            ///
             /// - Remark: Generated from `#/components/schemas/ConsentRequest/operation`.
             @frozen package enum OperationPayload: String, Codable, Hashable, Sendable, CaseIterable {
                 case add = "add"
@@ -585,33 +589,52 @@ extension Components {
                 case release = "release"
                 case passkeyCreate = "passkey-create"
                 case passkeyGet = "passkey-get"
+                case browserAssociate = "browser-associate"
             }
+            /// browser-associate: a browser asks to become a client; approve it with a name (ConsentAnswer.name), after comparing fingerprint with what the browser shows.
+            ///
             /// - Remark: Generated from `#/components/schemas/ConsentRequest/operation`.
             package var operation: Components.Schemas.ConsentRequest.OperationPayload
+            /// The site; empty for browser-associate.
+            ///
             /// - Remark: Generated from `#/components/schemas/ConsentRequest/domain`.
             package var domain: Swift.String
             /// - Remark: Generated from `#/components/schemas/ConsentRequest/account`.
             package var account: Swift.String?
+            /// browser-associate: the fingerprint of the browser's identification key.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ConsentRequest/fingerprint`.
+            package var fingerprint: Swift.String?
+            /// browser-associate: the name offered when the owner gives none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ConsentRequest/suggested_name`.
+            package var suggestedName: Swift.String?
             /// Creates a new `ConsentRequest`.
             ///
             /// - Parameters:
             ///   - id:
-            ///   - app:
-            ///   - operation:
-            ///   - domain:
+            ///   - app: The app, or browser:NAME for an associated browser, or browser for a new association.
+            ///   - operation: browser-associate: a browser asks to become a client; approve it with a name (ConsentAnswer.name), after comparing fingerprint with what the browser shows.
+            ///   - domain: The site; empty for browser-associate.
             ///   - account:
+            ///   - fingerprint: browser-associate: the fingerprint of the browser's identification key.
+            ///   - suggestedName: browser-associate: the name offered when the owner gives none.
             package init(
                 id: Swift.String,
                 app: Swift.String,
                 operation: Components.Schemas.ConsentRequest.OperationPayload,
                 domain: Swift.String,
-                account: Swift.String? = nil
+                account: Swift.String? = nil,
+                fingerprint: Swift.String? = nil,
+                suggestedName: Swift.String? = nil
             ) {
                 self.id = id
                 self.app = app
                 self.operation = operation
                 self.domain = domain
                 self.account = account
+                self.fingerprint = fingerprint
+                self.suggestedName = suggestedName
             }
             package enum CodingKeys: String, CodingKey {
                 case id
@@ -619,6 +642,8 @@ extension Components {
                 case operation
                 case domain
                 case account
+                case fingerprint
+                case suggestedName = "suggested_name"
             }
         }
         /// - Remark: Generated from `#/components/schemas/ConsentAnswer`.
@@ -627,21 +652,37 @@ extension Components {
             package var id: Swift.String
             /// - Remark: Generated from `#/components/schemas/ConsentAnswer/approve`.
             package var approve: Swift.Bool
+            /// browser-associate: the name the owner gives the browser (default: suggested_name).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ConsentAnswer/name`.
+            package var name: Swift.String?
+            /// A browser's release: answer the same way for this browser and site until the service stops.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ConsentAnswer/remember`.
+            package var remember: Swift.Bool?
             /// Creates a new `ConsentAnswer`.
             ///
             /// - Parameters:
             ///   - id:
             ///   - approve:
+            ///   - name: browser-associate: the name the owner gives the browser (default: suggested_name).
+            ///   - remember: A browser's release: answer the same way for this browser and site until the service stops.
             package init(
                 id: Swift.String,
-                approve: Swift.Bool
+                approve: Swift.Bool,
+                name: Swift.String? = nil,
+                remember: Swift.Bool? = nil
             ) {
                 self.id = id
                 self.approve = approve
+                self.name = name
+                self.remember = remember
             }
             package enum CodingKeys: String, CodingKey {
                 case id
                 case approve
+                case name
+                case remember
             }
             package init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -653,9 +694,19 @@ extension Components {
                     Swift.Bool.self,
                     forKey: .approve
                 )
+                self.name = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.remember = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .remember
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "id",
-                    "approve"
+                    "approve",
+                    "name",
+                    "remember"
                 ])
             }
         }
