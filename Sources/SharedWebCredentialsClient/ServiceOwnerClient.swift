@@ -19,12 +19,22 @@ public final class ServiceOwnerClient: Sendable {
         public let id: String
         /// The app asking.
         public let app: String
-        /// `add`, `update`, `delete` or `release`.
+        /// `add`, `update`, `delete`, `release`, `passkey-create`, `passkey-get`, or
+        /// `browser-associate` (a browser asks to become a client).
         public let operation: String
-        /// The site (or sites, for a release).
+        /// The site (or sites, for a release); empty for `browser-associate`.
         public let domain: String
         /// The account (or accounts, for a release).
         public let account: String?
+        /// `browser-associate`: the fingerprint of the browser's identification key.
+        public var fingerprint: String? = nil
+        /// `browser-associate`: the name offered when the owner gives none.
+        public var suggestedName: String? = nil
+
+        /// Whether a browser asks to become a client.
+        public var isBrowserAssociation: Bool { operation == "browser-associate" }
+        /// Whether an associated browser asks (its `app` is `browser:NAME`).
+        public var isFromBrowser: Bool { app.hasPrefix("browser:") }
     }
 
     private let connection: ServiceConnection
@@ -118,7 +128,7 @@ public final class ServiceOwnerSession: Sendable {
                 let request = try ok.body.json
                 return ServiceOwnerClient.ConsentRequest(
                     id: request.id, app: request.app, operation: request.operation.rawValue, domain: request.domain,
-                    account: request.account)
+                    account: request.account, fingerprint: request.fingerprint, suggestedName: request.suggestedName)
             case .noContent:
                 return nil
             default:
@@ -127,10 +137,16 @@ public final class ServiceOwnerSession: Sendable {
         }
     }
 
-    /// Answers a consent request; throws `itemNotFound` when it already timed out.
-    public func answer(_ request: ServiceOwnerClient.ConsentRequest, approve: Bool) async throws {
+    /// Answers a consent request; throws `itemNotFound` when it already timed out. `name` is the
+    /// name given to a browser being associated; `remember` keeps the answer for that browser and
+    /// site until the service stops.
+    public func answer(
+        _ request: ServiceOwnerClient.ConsentRequest, approve: Bool, name: String? = nil, remember: Bool = false
+    ) async throws {
         _ = try await connection.perform {
-            try await $0.answerConsentRequest(body: .json(.init(id: request.id, approve: approve))).ok
+            try await $0.answerConsentRequest(
+                body: .json(.init(id: request.id, approve: approve, name: name, remember: remember ? true : nil))
+            ).ok
         }
     }
 }

@@ -17,7 +17,10 @@ struct BrowserCommand: ParsableCommand {
             registration again. Neither touches a registration that belongs to another program (such as \
             KeePassXC's keepassxc-proxy) unless you say --force.
             """,
-        subcommands: [BrowserInstallCommand.self, BrowserUninstallCommand.self, BrowserHostCommand.self])
+        subcommands: [
+            BrowserInstallCommand.self, BrowserUninstallCommand.self, BrowserHostCommand.self, BrowserListCommand.self,
+            BrowserRevokeCommand.self,
+        ])
 }
 
 /// The folders the browser commands work in, from the environment.

@@ -123,17 +123,54 @@ struct ConsentCommand: AsyncParsableCommand {
         Terminal.writeToStandardError("swcred: waiting for requests (Ctrl-C to stop)\n")
         while true {
             guard let request = try await session.nextConsentRequest(wait: 30) else { continue }
-            let account = request.account.map { " for \"\(Terminal.displayable($0))\"" } ?? ""
-            let question =
-                "\(Terminal.displayable(request.app)) wants to \(request.operation)\(account) on \(Terminal.displayable(request.domain)). Allow?"
-            let approve = Consent.ask(question)
+            let answer = Self.ask(about: request)
             do {
-                try await session.answer(request, approve: approve)
-                Terminal.writeToStandardError("swcred: \(approve ? "approved" : "declined")\n")
+                try await session.answer(request, approve: answer.approve, name: answer.name, remember: answer.remember)
+                Terminal.writeToStandardError("swcred: \(answer.approve ? "approved" : "declined")\n")
             } catch let error as SharedWebCredentialsError where error.code == .itemNotFound {
                 Terminal.writeToStandardError("swcred: too late: that request already timed out\n")
             }
             if once { return }
         }
+    }
+
+    /// The owner's answer to one request: yes or no; for a browser's association also its name
+    /// (Enter takes the one offered); for a browser's release whether to remember it for that site.
+    private static func ask(
+        about request: ServiceOwnerClient.ConsentRequest
+    ) -> (
+        approve: Bool, name: String?, remember: Bool
+    ) {
+        if request.isBrowserAssociation {
+            let suggested = request.suggestedName ?? "browser"
+            let question = """
+                A browser asks to use this vault (KeePassXC-Browser). Check that the extension shows \
+                the same key fingerprint:
+                    \(Terminal.displayable(request.fingerprint ?? "?"))
+                Approve it?
+                """
+            guard Consent.ask(question) else { return (false, nil, false) }
+            while true {
+                Terminal.writeToStandardError("Name for this browser [\(Terminal.displayable(suggested))]: ")
+                let typed = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces) ?? ""
+                let name = typed.isEmpty ? suggested : typed
+                do {
+                    try BrowserAssociation.validate(name: name)
+                    return (true, name, false)
+                } catch let error as SharedWebCredentialsError {
+                    Terminal.writeToStandardError("swcred: \(error.message); type another\n")
+                } catch {
+                    return (false, nil, false)
+                }
+            }
+        }
+        let account = request.account.map { " for \"\(Terminal.displayable($0))\"" } ?? ""
+        let question =
+            "\(Terminal.displayable(request.app)) wants to \(request.operation)\(account) on \(Terminal.displayable(request.domain)). Allow?"
+        let approve = Consent.ask(question)
+        guard request.isFromBrowser else { return (approve, nil, false) }
+        let remember = Consent.ask(
+            "Answer the same for \(Terminal.displayable(request.app)) on this site until the service stops?")
+        return (approve, nil, remember)
     }
 }

@@ -1,0 +1,159 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import SharedWebCredentials
+
+/// The third caller's rules: which page gets which credentials, what a save may do, and the
+/// associations the owner approved, sealed like every row that grants access.
+@Suite("Browsers: associations and what a page gets")
+struct BrowserAccessTests {
+    let directory: TemporaryDirectory
+    let vault: Vault
+    let key = [UInt8](repeating: 7, count: 32)
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        vault = try VaultTestSupport.makeVault(in: directory)
+    }
+
+    private func save(_ server: String, port: Int? = nil, _ account: String, _ password: String) throws {
+        try vault.credentials.upsert(
+            server: server, port: port, account: account, password: SecureBytes(utf8: password))
+    }
+
+    @Test("a page's site: https, or http where allowed; no user information; ports kept apart")
+    func sites() throws {
+        #expect(
+            BrowserAccess.site(of: "https://Shop.Example/login?x=1", allowsHTTP: false)?.description == "shop.example")
+        #expect(BrowserAccess.site(of: "https://shop.example:443/", allowsHTTP: false)?.description == "shop.example")
+        #expect(
+            BrowserAccess.site(of: "https://shop.example:8443/", allowsHTTP: false)?.description == "shop.example:8443")
+        #expect(BrowserAccess.site(of: "https://user:pw@shop.example/", allowsHTTP: true) == nil)
+        #expect(BrowserAccess.site(of: "https://user@shop.example/", allowsHTTP: true) == nil)
+        #expect(BrowserAccess.site(of: "http://shop.example/", allowsHTTP: false) == nil)
+        #expect(BrowserAccess.site(of: "http://shop.example/", allowsHTTP: true)?.port == 80)
+        #expect(BrowserAccess.site(of: "ftp://shop.example/", allowsHTTP: true) == nil)
+        #expect(BrowserAccess.site(of: "javascript:alert(1)", allowsHTTP: true) == nil)
+        #expect(BrowserAccess.site(of: "https:///nohost", allowsHTTP: true) == nil)
+        #expect(BrowserAccess.site(of: "not a url", allowsHTTP: true) == nil)
+    }
+
+    @Test("a page gets its own host's credentials only: not a parent, a sibling, a look-alike or another port")
+    func ownHostOnly() async throws {
+        try save("shop.example", "alice", "Pw-shop")
+        try save("example", "parent", "Pw-parent")
+        try save("login.shop.example", "child", "Pw-child")
+        try save("shop.example.evil.test", "evil", "Pw-evil")
+        try save("shop.example", port: 8443, "port", "Pw-port")
+        let association = try vault.browsers.add(id: "Firefox", identificationKey: key)
+        let access = BrowserAccess(vault: vault)
+        #expect(
+            try await access.logins(for: association, url: "https://shop.example/login").map(\.account) == ["alice"])
+        #expect(
+            try await access.logins(for: association, url: "https://shop.example:8443/").map(\.account) == ["port"])
+        #expect(
+            try await access.logins(for: association, url: "https://shop.example.evil.test/").map(\.account) == [
+                "evil"
+            ])
+        #expect(try await access.logins(for: association, url: "https://alice@shop.example/").isEmpty)
+        #expect(try await access.logins(for: association, url: "http://shop.example/").isEmpty)
+        let releases = try vault.audit.entries().filter { $0.event.operation == .request }.map(\.event)
+        #expect(releases.first?.actor.name == "browser:Firefox")
+        #expect(releases.first?.released == [AuditCredential(domain: "shop.example", account: "alice")])
+    }
+
+    @Test("sites that share a sign-in (Apple's groups) share their credentials with a page")
+    func sharedGroups() async throws {
+        #expect(SharedCredentialGroups.domains(sharingCredentialsWith: "3docean.net").contains("envato.com"))
+        try save("envato.com", "shared", "Pw-shared")
+        let association = try vault.browsers.add(id: "Firefox", identificationKey: key)
+        let found = try await BrowserAccess(vault: vault).logins(for: association, url: "https://3docean.net/")
+        #expect(found.map(\.account) == ["shared"])
+    }
+
+    @Test("a save adds or updates the page's credential, honours never-save, and is audited as the browser")
+    func saves() async throws {
+        let association = try vault.browsers.add(id: "Firefox", identificationKey: key)
+        let access = BrowserAccess(vault: vault)
+        #expect(
+            try await access.save(
+                for: association, url: "https://shop.example/signup", account: "bob",
+                password: SecureBytes(utf8: "Pw-1"))
+                == .added)
+        #expect(
+            try await access.save(
+                for: association, url: "https://shop.example/", account: "bob", password: SecureBytes(utf8: "Pw-2"))
+                == .updated)
+        #expect(
+            try vault.credentials.find(server: "shop.example", account: "bob").first?.password.exposedString() == "Pw-2"
+        )
+        try vault.neverSave.mark("never.example")
+        let refused = await failure {
+            _ = try await access.save(
+                for: association, url: "https://never.example/", account: "x", password: SecureBytes(utf8: "Pw"))
+        }
+        #expect(refused?.code == .neverSave)
+        let wrongPage = await failure {
+            _ = try await access.save(
+                for: association, url: "https://u:p@shop.example/", account: "x", password: SecureBytes(utf8: "Pw"))
+        }
+        #expect(wrongPage?.code == .invalidInput)
+        let tooLong = await failure {
+            _ = try await access.save(
+                for: association, url: "https://shop.example/", account: String(repeating: "a", count: 20_000),
+                password: SecureBytes(utf8: "Pw"))
+        }
+        #expect(tooLong?.code == .invalidInput)
+        #expect(try vault.credentials.find(server: "never.example").isEmpty)
+        let saves = try vault.audit.entries().filter { $0.event.actor.name == "browser:Firefox" }.map(\.event.operation)
+        #expect(saves == [.add, .update])
+    }
+
+    @Test("associations: names checked, one per name, listed, revoked, each change audited")
+    func associations() async throws {
+        try vault.browsers.add(id: "Firefox", identificationKey: key, allowsHTTP: true, consent: .ask)
+        #expect(failure { try vault.browsers.add(id: "Firefox", identificationKey: key) }?.code == .invalidInput)
+        #expect(failure { try vault.browsers.add(id: "", identificationKey: key) }?.code == .invalidInput)
+        #expect(failure { try vault.browsers.add(id: "bad\u{7}name", identificationKey: key) }?.code == .invalidInput)
+        #expect(failure { try vault.browsers.add(id: " padded", identificationKey: key) }?.code == .invalidInput)
+        #expect(failure { try vault.browsers.add(id: "short", identificationKey: [1, 2]) }?.code == .invalidInput)
+        let found = try #require(try await vault.browsers.find(id: "Firefox"))
+        #expect(found.allowsHTTP && found.consent == .ask && found.identificationKey == key)
+        #expect(try vault.browsers.list().map(\.id) == ["Firefox"])
+        #expect(try vault.browsers.revoke(id: "Firefox"))
+        #expect(try !vault.browsers.revoke(id: "Firefox"))
+        #expect(try await vault.browsers.find(id: "Firefox") == nil)
+        #expect(
+            try vault.audit.entries().map(\.event.operation).suffix(2) == [.browserAssociate, .browserRevoke])
+        #expect(BrowserAssociation.fingerprint(of: key).split(separator: " ").count == 8)
+        #expect(BrowserAssociation.defaultName(for: key).hasPrefix("browser-"))
+    }
+
+    @Test("an association edited in the file, or put back after its revocation, associates nothing")
+    func tamperedAndPutBack() async throws {
+        try vault.browsers.add(id: "Firefox", identificationKey: key)
+        let row = try Attacker(path: vault.path).rows("SELECT * FROM browser_associations")[0]
+        try Attacker(path: vault.path).execute("UPDATE browser_associations SET allow_http = 1")
+        #expect(await failure { _ = try await vault.browsers.find(id: "Firefox") }?.code == .integrityFailure)
+        #expect(try vault.browsers.revoke(id: "Firefox"), "an altered row can still be revoked")
+        try Attacker(path: vault.path).execute(
+            "INSERT INTO browser_associations VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [
+                row["id"], row["identification_key"], row["allow_http"], row["consent"], row["created_at"], row["mac"],
+            ])
+        let putBack = await failure { _ = try await vault.browsers.find(id: "Firefox") }
+        #expect(putBack?.code == .integrityFailure, "\(String(describing: putBack))")
+        #expect(try vault.integrityReport().grantRowsPutBack == 1)
+    }
+
+    @Test("the database hash names this vault only, and stays with its key")
+    func databaseHash() throws {
+        let hash = try vault.browsers.databaseHash()
+        #expect(hash.count == 64 && hash.allSatisfy(\.isHexDigit))
+        #expect(try vault.browsers.databaseHash() == hash)
+        let otherDirectory = try TemporaryDirectory()
+        let other = try VaultTestSupport.makeVault(in: otherDirectory)
+        #expect(try other.browsers.databaseHash() != hash)
+    }
+}
