@@ -337,19 +337,18 @@ struct VaultAPI: APIProtocol {
         try await requireUnlockUnchanged()
         try owner.requireSession(authorization: try RequestScope.require().authorization)
         let answeredBy = "an owner session, " + Self.describe(try RequestScope.require().peer)
-        if let name = answer.name {
-            guard consent.waitingOperation(id: answer.id) == .browserAssociate else {
-                throw APIError(
-                    status: .badRequest, code: SharedWebCredentialsError.Code.invalidInput.rawValue,
-                    message: "name is for a browser's association request only")
-            }
+        // A name counts for a browser's association only (checked as `swcred consent` checks it);
+        // for any other request it is ignored, as `remember` is for an app's.
+        let isAssociation = consent.waitingOperation(id: answer.id) == .browserAssociate
+        if isAssociation, let name = answer.name {
             do {
                 try BrowserAssociation.validate(name: name)
             } catch let error as SharedWebCredentialsError {
                 throw APIError(error)
             }
         }
-        let details = ConsentBroker.Details(name: answer.name, remember: answer.remember ?? false)
+        let details = ConsentBroker.Details(
+            name: isAssociation ? answer.name : nil, remember: answer.remember ?? false)
         guard consent.answer(id: answer.id, approve: answer.approve, answeredBy: answeredBy, details: details) else {
             throw APIError(
                 status: .notFound, code: SharedWebCredentialsError.Code.itemNotFound.rawValue,
