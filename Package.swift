@@ -219,7 +219,7 @@ let package = Package(
             // client library and the service for the checks of a socket's peer that no process run
             // can reach (a peer whose credentials cannot be read).
             dependencies: [
-                "TestSupport", "SharedWebCredentialsClient", "SwcredService",
+                "TestSupport", "SharedWebCredentialsClient", "SwcredService", "SwcredBrowser",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),

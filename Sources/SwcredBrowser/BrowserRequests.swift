@@ -121,6 +121,21 @@ public struct SetLoginRequest: Sendable, Equatable {
     /// nothing a browser names).
     public let downloadFavicon: Bool
 
+    /// A request made in code (the service's own tests), not read from a message.
+    public init(
+        url: String, submitURL: String? = nil, login: String, password: String, uuid: String?,
+        group: String? = nil, groupUUID: String? = nil, downloadFavicon: Bool = false
+    ) {
+        self.url = url
+        self.submitURL = submitURL
+        self.login = login
+        self.password = password
+        self.uuid = uuid
+        self.group = group
+        self.groupUUID = groupUUID
+        self.downloadFavicon = downloadFavicon
+    }
+
     /// Reads the decrypted message.
     public init(_ object: BrowserJSONObject) throws(BrowserMessageError) {
         url = try required(object, "url")
