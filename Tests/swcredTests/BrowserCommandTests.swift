@@ -126,11 +126,13 @@ struct BrowserCommandTests {
         #expect(help.stdout.contains("--force"))
     }
 
-    @Test("browser host, started as a browser starts it, says it cannot relay yet and fails")
-    func hostNotBuilt() throws {
-        let result = try run(["host", "chrome-extension://pdffhmdngciaglkoonimfcmckehcpafo/"])
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("cannot relay to the vault service yet"))
+    @Test("browser host, started as a browser starts it with no service listening, says to start one and fails")
+    func hostWithoutService() throws {
+        let result = try SwcredProcess.run(
+            ["browser", "host", "chrome-extension://pdffhmdngciaglkoonimfcmckehcpafo/"],
+            environment: ["HOME": home.url.path, "XDG_RUNTIME_DIR": home.path("run")])
+        #expect(result.status == 7)
+        #expect(result.stderr.contains("start `swcred serve --browser`"), "\(result.stderr)")
         #expect(result.stdout.isEmpty, "nothing on standard output, which the browser reads as messages")
     }
 }

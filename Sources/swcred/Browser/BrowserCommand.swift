@@ -9,7 +9,7 @@ extension NativeMessagingBrowser: ExpressibleByArgument {}
 struct BrowserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "browser",
-        abstract: "Let the KeePassXC-Browser extension use the vault (being built: issue 44).",
+        abstract: "Let the KeePassXC-Browser extension use the vault.",
         discussion: """
             The KeePassXC-Browser extension (Firefox, Chromium, Chrome, Brave, Vivaldi, Edge) talks to \
             a password manager through a native-messaging host that the browser starts. `swcred browser \
@@ -225,26 +225,5 @@ struct BrowserUninstallCommand: ParsableCommand {
             TextOutput.line("host: removed \(folders.hostScript)")
         }
         if removed == 0 { TextOutput.line("no manifest of swcred's was installed") }
-    }
-}
-
-/// `swcred browser host`: the native-messaging host itself. Its relay to the running service is
-/// not built yet; until it is, it says so and exits, so that a browser's connection fails with
-/// a reason in the browser's console instead of hanging.
-struct BrowserHostCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "host",
-        abstract: "The native-messaging host the browser starts (not built yet: issue 44).",
-        discussion: "Browsers start it through the manifest that `swcred browser install` writes; people do not run it."
-    )
-
-    @Argument(parsing: .allUnrecognized, help: .hidden)
-    var browserArguments: [String] = []
-
-    func run() throws {
-        throw SharedWebCredentialsError(
-            .internalError,
-            "swcred browser host cannot relay to the vault service yet (issue 44); the browser's messages were not answered"
-        )
     }
 }

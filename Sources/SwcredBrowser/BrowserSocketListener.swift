@@ -1,0 +1,367 @@
+import Dispatch
+import Foundation
+import Glibc
+
+/// The Unix socket `keepassxc-proxy` (and `swcred browser host`) connects to, served with one
+/// ``BrowserProtocolEngine`` per connection.
+///
+/// Plain POSIX: a thread accepts, a thread per connection reads, and each connection has a serial
+/// queue for its writes, so that replies and notices never interleave. The wire is KeePassXC's:
+/// unframed JSON objects both ways. Incoming bytes are split into whole objects
+/// (``BrowserJSONStreamSplitter``; an object over 1 MiB drops the connection). Outgoing, the
+/// proxy forwards whatever one read returns as one message to the browser, so each message is
+/// one write, and the next is written only once the peer has read the one before (the socket's
+/// unread count, `SIOCOUTQ`, is back to 0): two messages never reach the browser as one.
+///
+/// Safety, with the service's own socket's rules (``BrowserSocketTrust``): the socket's directory
+/// is created 0700 and must be ours and writable by nobody else, never a symbolic link; the
+/// socket is 0600; each peer's uid (`SO_PEERCRED`) must be this process's. A live listener at the
+/// path (KeePassXC, most likely) is never taken over; a stale socket file is replaced.
+public final class BrowserSocketListener: @unchecked Sendable {
+    /// Makes the engine for a new connection; the argument numbers connections from 1.
+    public typealias EngineFactory = @Sendable (_ connectionID: UInt64) -> BrowserProtocolEngine
+
+    /// The default bound on simultaneous connections; one more is closed at once.
+    public static let defaultMaximumConnections = 16
+    /// How long a write waits for the peer to read the message before it; past that the peer is
+    /// stuck and the connection is dropped.
+    public static let drainTimeout: Double = 10
+
+    /// The socket's path.
+    public let socketPath: String
+    /// The legacy path where a symbolic link to ``socketPath`` is made when nothing is there.
+    public let legacyLinkPath: String?
+    /// The most connections served at once.
+    public let maximumConnections: Int
+    /// The longest message accepted from a peer.
+    public let maximumMessageLength: Int
+
+    private let makeEngine: EngineFactory
+    private let log: @Sendable (String) -> Void
+    private let uid: uid_t
+
+    private let lock = NSLock()
+    private var listenDescriptor: Int32 = -1
+    private var socketInode: ino_t = 0
+    private var madeLegacyLink = false
+    private var connections: [UInt64: Connection] = [:]
+    private var nextConnectionID: UInt64 = 1
+    private var running = false
+    private var stopping = false
+    private let acceptFinished = DispatchSemaphore(value: 0)
+
+    private final class Connection: @unchecked Sendable {
+        let id: UInt64
+        let descriptor: Int32
+        let writes: DispatchQueue
+        /// Set on the write queue once a write failed; later writes are skipped.
+        var broken = false
+
+        init(id: UInt64, descriptor: Int32) {
+            self.id = id
+            self.descriptor = descriptor
+            writes = DispatchQueue(label: "swcred.browser.connection.\(id)")
+        }
+    }
+
+    /// A listener at `location`'s socket path, with its legacy link.
+    public convenience init(
+        location: KeePassXCSocketLocation, maximumConnections: Int = defaultMaximumConnections,
+        log: @escaping @Sendable (String) -> Void = { _ in }, makeEngine: @escaping EngineFactory
+    ) {
+        self.init(
+            socketPath: location.socketPath, legacyLinkPath: location.legacyPath,
+            maximumConnections: maximumConnections, log: log, makeEngine: makeEngine)
+    }
+
+    /// A listener at `socketPath`; `legacyLinkPath`, when given, gets a symbolic link to it if
+    /// nothing is there. `log` hears what happened to connections (refusals, drops), never a
+    /// message's content.
+    public init(
+        socketPath: String, legacyLinkPath: String? = nil, maximumConnections: Int = defaultMaximumConnections,
+        maximumMessageLength: Int = NativeMessageFraming.maximumIncomingLength,
+        log: @escaping @Sendable (String) -> Void = { _ in }, makeEngine: @escaping EngineFactory
+    ) {
+        precondition(maximumConnections > 0)
+        self.socketPath = socketPath
+        self.legacyLinkPath = legacyLinkPath
+        self.maximumConnections = maximumConnections
+        self.maximumMessageLength = maximumMessageLength
+        self.log = log
+        self.makeEngine = makeEngine
+        uid = getuid()
+    }
+
+    /// How many connections are open.
+    public var connectionCount: Int {
+        lock.withLock { connections.count }
+    }
+
+    /// Prepares the directory, binds the socket and starts accepting.
+    ///
+    /// - Throws: ``BrowserSocketError/alreadyServed(_:)`` when something listens at the path
+    ///   (KeePassXC); ``BrowserSocketError/notASocket(_:)`` when a file that is no socket is
+    ///   there; the directory errors of ``BrowserSocketTrust``; ``BrowserSocketError/pathTooLong(_:)``;
+    ///   ``BrowserSocketError/systemCallFailed(call:path:errno:)``.
+    public func start() throws(BrowserSocketError) {
+        lock.lock()
+        defer { lock.unlock() }
+        precondition(!running && !stopping, "a BrowserSocketListener starts once")
+        guard var address = BrowserSocketTrust.address(socketPath) else { throw .pathTooLong(socketPath) }
+        let directory = BrowserSocketTrust.parentDirectory(of: socketPath)
+        try BrowserSocketTrust.makePrivateDirectory(directory, uid: uid)
+        // The folders above up to the runtime folder (the legacy link's) must be ours too: whoever
+        // can write one can move the socket's directory away and put their own in its place.
+        if let legacyLinkPath {
+            let runtime = BrowserSocketTrust.parentDirectory(of: legacyLinkPath)
+            var folder = BrowserSocketTrust.parentDirectory(of: directory)
+            while folder.hasPrefix(runtime) && folder.count >= runtime.count {
+                try BrowserSocketTrust.checkDirectory(folder, uid: uid)
+                if folder == runtime { break }
+                folder = BrowserSocketTrust.parentDirectory(of: folder)
+            }
+        }
+        var info = stat()
+        if lstat(socketPath, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFSOCK else { throw .notASocket(socketPath) }
+            if BrowserSocketTrust.answers(socketPath) { throw .alreadyServed(socketPath) }
+            guard unlink(socketPath) == 0 || errno == ENOENT else {
+                throw .systemCallFailed(call: "unlink", path: socketPath, errno: errno)
+            }
+            log("replaced the stale socket \(socketPath), where nothing listened")
+        }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw .systemCallFailed(call: "socket", path: socketPath, errno: errno) }
+        let bound = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard bound == 0 else {
+            let failure = errno
+            close(descriptor)
+            if failure == EADDRINUSE { throw .alreadyServed(socketPath) }
+            throw .systemCallFailed(call: "bind", path: socketPath, errno: failure)
+        }
+        guard chmod(socketPath, 0o600) == 0, lstat(socketPath, &info) == 0 else {
+            let failure = errno
+            close(descriptor)
+            unlink(socketPath)
+            throw .systemCallFailed(call: "chmod", path: socketPath, errno: failure)
+        }
+        socketInode = info.st_ino
+        guard listen(descriptor, Int32(maximumConnections)) == 0 else {
+            let failure = errno
+            close(descriptor)
+            unlink(socketPath)
+            throw .systemCallFailed(call: "listen", path: socketPath, errno: failure)
+        }
+        listenDescriptor = descriptor
+        if let legacyLinkPath {
+            if lstat(legacyLinkPath, &info) != 0 && errno == ENOENT {
+                madeLegacyLink = symlink(socketPath, legacyLinkPath) == 0
+            } else {
+                log("left \(legacyLinkPath) as it is: something is already there")
+            }
+        }
+        running = true
+        let thread = Thread { [self] in
+            acceptLoop(descriptor)
+            acceptFinished.signal()
+        }
+        thread.name = "swcred browser accept"
+        thread.start()
+    }
+
+    /// Sends the notice (``BrowserAction/databaseLocked`` or ``BrowserAction/databaseUnlocked``)
+    /// to every connection, after whatever each is already sending.
+    public func broadcast(_ notice: BrowserAction) {
+        let message = BrowserProtocolEngine.notice(notice)
+        lock.withLock {
+            for connection in connections.values {
+                enqueue(message, on: connection)
+            }
+        }
+    }
+
+    /// Stops accepting, closes every connection and removes the socket (and the legacy link this
+    /// listener made). Idempotent.
+    public func stop() {
+        let wasRunning: Bool = lock.withLock {
+            guard running, !stopping else { return false }
+            stopping = true
+            shutdown(listenDescriptor, Int32(SHUT_RDWR))
+            for connection in connections.values {
+                shutdown(connection.descriptor, Int32(SHUT_RDWR))
+            }
+            return true
+        }
+        guard wasRunning else { return }
+        acceptFinished.wait()
+        lock.withLock {
+            close(listenDescriptor)
+            listenDescriptor = -1
+            var info = stat()
+            if lstat(socketPath, &info) == 0, info.st_ino == socketInode, info.st_mode & S_IFMT == S_IFSOCK {
+                unlink(socketPath)
+            }
+            if madeLegacyLink, let legacyLinkPath,
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: legacyLinkPath)) == socketPath
+            {
+                unlink(legacyLinkPath)
+            }
+            running = false
+        }
+    }
+
+    deinit {
+        if listenDescriptor >= 0 { close(listenDescriptor) }
+    }
+
+    // MARK: - Accepting
+
+    private func acceptLoop(_ listener: Int32) {
+        while true {
+            // accept4 needs _GNU_SOURCE, which Glibc's Swift module lacks: close-on-exec next.
+            let descriptor = accept(listener, nil, nil)
+            if descriptor < 0 {
+                let failure = errno
+                if lock.withLock({ stopping }) { return }
+                switch failure {
+                case EINTR, ECONNABORTED: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    log("accept on \(socketPath) failed: \(String(cString: strerror(failure))); retrying")
+                    usleep(50_000)
+                    continue
+                default:
+                    log("accept on \(socketPath) failed: \(String(cString: strerror(failure))); no more connections")
+                    return
+                }
+            }
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            admit(descriptor)
+        }
+    }
+
+    private func admit(_ descriptor: Int32) {
+        do {
+            try BrowserSocketTrust.checkPeer(of: descriptor, uid: uid)
+        } catch {
+            log("refused a connection on \(socketPath): \(error)")
+            close(descriptor)
+            return
+        }
+        let connection: Connection? = lock.withLock {
+            guard !stopping, connections.count < maximumConnections else { return nil }
+            let connection = Connection(id: nextConnectionID, descriptor: descriptor)
+            nextConnectionID += 1
+            connections[connection.id] = connection
+            return connection
+        }
+        guard let connection else {
+            log("refused a connection on \(socketPath): \(maximumConnections) are already open")
+            close(descriptor)
+            return
+        }
+        // As KeePassXC and its proxy do: room for a whole message in the socket's buffer.
+        var size = Int32(NativeMessageFraming.maximumOutgoingLength)
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        let engine = makeEngine(connection.id)
+        let thread = Thread { [self] in serve(connection, engine: engine) }
+        thread.name = "swcred browser connection \(connection.id)"
+        thread.start()
+    }
+
+    // MARK: - One connection
+
+    private func serve(_ connection: Connection, engine: BrowserProtocolEngine) {
+        var splitter = BrowserJSONStreamSplitter(maximumLength: maximumMessageLength)
+        let capacity = 64 * 1024
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 1)
+        defer {
+            splitter.wipe()
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            buffer.deallocate()
+            lock.withLock {
+                connections.removeValue(forKey: connection.id)
+                // After every write already queued: the descriptor is closed last, by its queue.
+                connection.writes.async { close(connection.descriptor) }
+            }
+        }
+        while true {
+            let count = recv(connection.descriptor, buffer.baseAddress, capacity, 0)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return }
+            let messages: [[UInt8]]
+            do {
+                messages = try splitter.feed(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            } catch {
+                log("dropped connection \(connection.id) on \(socketPath): \(error)")
+                return
+            }
+            for message in messages {
+                let outcome = Self.handle(message, engine: engine)
+                if let reply = outcome.reply {
+                    lock.withLock { enqueue(reply, on: connection) }
+                }
+            }
+        }
+    }
+
+    /// Runs the engine's async `handle` from this connection's own thread.
+    private static func handle(_ message: [UInt8], engine: BrowserProtocolEngine) -> BrowserEngineOutcome {
+        final class Box: @unchecked Sendable { var outcome: BrowserEngineOutcome? }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            box.outcome = await engine.handle(message)
+            done.signal()
+        }
+        done.wait()
+        return box.outcome!
+    }
+
+    /// Queues `message` for `connection`; call with `lock` held, so that a connection's close is
+    /// always queued after its writes.
+    private func enqueue(_ message: [UInt8], on connection: Connection) {
+        connection.writes.async { [self] in
+            guard !connection.broken else { return }
+            if !write(message, to: connection.descriptor) {
+                connection.broken = true
+                shutdown(connection.descriptor, Int32(SHUT_RDWR))
+            }
+        }
+    }
+
+    /// Writes one message once the peer has read everything before it; false when the peer is
+    /// gone or stuck.
+    private func write(_ message: [UInt8], to descriptor: Int32) -> Bool {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(Self.drainTimeout * 1e9)
+        while true {
+            var unread: Int32 = 0
+            guard ioctl(descriptor, siocOutQ, &unread) == 0 else { return false }
+            if unread == 0 { break }
+            if DispatchTime.now().uptimeNanoseconds > deadline {
+                log("dropped a connection on \(socketPath): the peer has not read a message for \(Self.drainTimeout) s")
+                return false
+            }
+            usleep(200)
+        }
+        var written = 0
+        while written < message.count {
+            let count = message.withUnsafeBytes { raw in
+                send(descriptor, raw.baseAddress! + written, raw.count - written, Int32(MSG_NOSIGNAL))
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            written += count
+        }
+        return true
+    }
+}
+
+/// `SIOCOUTQ` (`TIOCOUTQ`, 0x5411 in asm-generic): for a Unix stream socket, the bytes written and
+/// not yet read by the peer.
+private let siocOutQ: UInt = 0x5411
