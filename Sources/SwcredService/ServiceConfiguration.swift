@@ -28,6 +28,11 @@ public struct ServiceConfiguration: Sendable {
     /// Serve `/metrics` on the TLS listener without an app token (on the socket it is always open
     /// to the service's own uid).
     public var metricsWithoutToken = false
+    /// Where to serve browsers (`--browser`): KeePassXC's socket, which `keepassxc-proxy` and
+    /// `swcred browser host` connect to; nil serves none.
+    public var browserSocketPath: String?
+    /// The older path beside it, a symbolic link to the socket when nothing else is there.
+    public var browserLegacyLinkPath: String?
     /// How the vault is opened, here and on every unlock: how long a write waits for another
     /// writer (`--busy-timeout`), which also bounds a PostgreSQL statement's answer (plus 5 s);
     /// and never following another process's key rotation: the service locks instead.

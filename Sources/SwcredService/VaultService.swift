@@ -62,10 +62,11 @@ public enum VaultService {
     ) async throws {
         let metrics = ServiceMetrics()
         let trail = OwnerAuditTrail()
+        let consent = ConsentBroker(timeout: configuration.consentTimeout)
         let api = VaultAPI(
             holder: holder, verifier: verifier?.observed { metrics.recordVerification($0.verdict, background: false) },
             metrics: metrics, policy: configuration.recheckPolicy,
-            throttle: FailedAuthenticationThrottle(), consent: ConsentBroker(timeout: configuration.consentTimeout),
+            throttle: FailedAuthenticationThrottle(), consent: consent,
             owner: OwnerAuthority(
                 holder: holder,
                 throttle: ServiceWideThrottle(GuessThrottle(store: holder.store, configuration: holder.configuration))),
@@ -123,6 +124,13 @@ public enum VaultService {
                     verifier: verifier.observed { metrics.recordVerification($0.verdict, background: true) },
                     policy: configuration.recheckPolicy,
                     interval: configuration.reverifyInterval, logger: logger))
+        }
+        if let browserSocketPath = configuration.browserSocketPath {
+            services.append(
+                try BrowserNotices.start(
+                    socketPath: browserSocketPath, legacyLinkPath: configuration.browserLegacyLinkPath,
+                    bridge: ServiceBrowserBridge(holder: holder, consent: consent, logger: logger), holder: holder,
+                    logger: logger))
         }
         services.append(UnlockWatcher(holder: holder, trail: trail, logger: logger))
         if let lockAfter = configuration.lockAfter {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import SharedWebCredentials
+import SwcredBrowser
 import SwcredService
 
 /// `swcred-serve` (run as `swcred serve`): the vault service's start-up. Parses the options,
@@ -104,6 +105,14 @@ struct ServiceStartCommand: ParsableCommand {
         ))
     var metricsWithoutToken = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Also serve browsers through the KeePassXC-Browser extension, on KeePassXC's socket.",
+            discussion:
+                "Set up the browser with `swcred browser install`; approve its association in `swcred consent`. Refused when KeePassXC itself serves that socket."
+        ))
+    var browser = false
+
     @Flag(help: "Forbid network access: use cached verdicts only.")
     var offline = false
 
@@ -181,6 +190,15 @@ struct ServiceStartCommand: ParsableCommand {
             consentTimeout: .seconds(try DurationText.seconds(consentTimeout, option: "--consent-timeout")),
             tcpListener: try listen.map(tcpListener))
         configuration.metricsWithoutToken = metricsWithoutToken
+        if browser {
+            let environment = ProcessInfo.processInfo.environment
+            let userName =
+                getpwuid(getuid()).flatMap { String(validatingCString: $0.pointee.pw_name) } ?? "\(getuid())"
+            let location = KeePassXCSocketLocation(environment: environment, userName: userName)
+            configuration.browserSocketPath = environment["SWCRED_BROWSER_SOCKET"] ?? location.socketPath
+            configuration.browserLegacyLinkPath =
+                environment["SWCRED_BROWSER_SOCKET"] == nil ? location.legacyPath : nil
+        }
         configuration.reverifyInterval = .seconds(try DurationText.seconds(reverifyEvery, option: "--reverify-every"))
         configuration.recheckPolicy.successInterval = try DurationText.seconds(recheckAfter, option: "--recheck-after")
         configuration.vault.busyTimeout = TimeInterval(busyTimeout)

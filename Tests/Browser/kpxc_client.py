@@ -32,7 +32,14 @@ def main():
     parser.add_argument("--login", required=True, help="the login expected for --url")
     parser.add_argument("--password", required=True, help="its password")
     parser.add_argument("--association", help="the association's expected id (the owner's name for it)")
-    parser.add_argument("--totp-uuid", required=True, help="the entry with the otpauth URI")
+    parser.add_argument("--totp-uuid", help="the entry with the otpauth URI")
+    parser.add_argument("--totp-login", help="or: the login of --url's entry with the otpauth URI")
+    parser.add_argument(
+        "--then-revoked",
+        action="store_true",
+        help="after the checks, print 'ready', wait for a line on standard input (the association is"
+        " revoked meanwhile), and check that get-logins is then refused",
+    )
     parser.add_argument("--totp-uri", required=True, help="its otpauth URI, for pyotp to agree with")
     parser.add_argument("--totp-time", type=int, help="the vault's clock (default: now, one period either side)")
     parser.add_argument("--new-url", default="https://signup.example/register")
@@ -91,7 +98,11 @@ def main():
     seen["generated_length"] = len(password)
     check(len(password) >= arguments.min_generated_length, f"generate-password gave {len(password)} characters")
 
-    code = client.get_totp(arguments.totp_uuid)
+    totp_uuid = arguments.totp_uuid or next(
+        (e.uuid for e in entries if e.login == arguments.totp_login), None
+    )
+    check(totp_uuid is not None, f"no entry of {arguments.url} has the login {arguments.totp_login!r}")
+    code = client.get_totp(totp_uuid or "")
     seen["totp"] = code
     totp = pyotp.parse_uri(arguments.totp_uri)
     if arguments.totp_time is not None:
@@ -101,6 +112,15 @@ def main():
         expected = [totp.at(now + offset * totp.interval) for offset in (-1, 0, 1)]
     seen["pyotp"] = expected
     check(code in expected, f"get-totp gave {code!r}; pyotp says {expected}")
+
+    if arguments.then_revoked:
+        print("ready", flush=True)
+        sys.stdin.readline()
+        try:
+            refused = client.get_logins(arguments.url)
+            check(False, f"get-logins after the revocation gave {len(refused)} entries")
+        except Exception as error:  # the library raises on KeePassXC's error replies
+            seen["after_revocation"] = str(error)[:200]
 
     client.disconnect()
     print(json.dumps(seen))

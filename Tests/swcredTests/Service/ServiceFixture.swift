@@ -19,11 +19,12 @@ final class ServiceFixture {
         logPath = gated.directory.path("service.log")
     }
 
-    /// Starts the service with the fixture's network arguments and `arguments`.
-    func start(_ arguments: [String] = []) throws {
+    /// Starts the service with the fixture's network arguments and `arguments`, and `environment`
+    /// added to the fixture's.
+    func start(_ arguments: [String] = [], environment: [String: String] = [:]) throws {
         service = try ServiceProcess.start(
-            socketPath: socketPath, arguments: gated.networkArguments + arguments, environment: gated.environment,
-            logPath: logPath)
+            socketPath: socketPath, arguments: gated.networkArguments + arguments,
+            environment: gated.environment.merging(environment) { _, added in added }, logPath: logPath)
     }
 
     /// The running service.

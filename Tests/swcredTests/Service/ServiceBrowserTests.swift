@@ -1,0 +1,105 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `swcred serve --browser` end to end with a KeePassXC-Browser client nobody here wrote
+/// (keepassxc-browser-api from PyPI, driven by Tests/Browser/kpxc_client.py): the owner approves
+/// the association in the consent routes, the client gets a site's logins, saves one, generates a
+/// password and gets a TOTP code pyotp agrees with; the app approved for that site then gets the
+/// password the browser saved; after `swcred browser revoke` the client gets nothing.
+@Suite("swcred serve --browser: the shared loop with a client from PyPI", .serialized)
+struct ServiceBrowserTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    static let python = root.appendingPathComponent(".build-venv/browser/bin/python").path
+    static let otpauth = "otpauth://totp/Shop:alice?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Shop"
+
+    @Test("associate with the owner's approval, logins, a save the app then gets, TOTP, and refusal after revoke")
+    func sharedLoop() async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.python) else {
+            throw FixtureError(message: "the browser tests' Python is missing (\(Self.python)): run Scripts/bootstrap")
+        }
+        try await ServiceFixture.with { fixture in
+            let csv =
+                "Title,URL,Username,Password,Notes,OTPAuth\nShop,https://shop.example/,alice,Pw-alice-1,,\(Self.otpauth)\n"
+            let file = try fixture.gated.directory.writePrivateFile("import.csv", csv)
+            try fixture.gated.expect(["import", file, "--format", "apple-csv", "--yes"], status: 0)
+            let socket = fixture.gated.directory.path("browser/kpxc.sock")
+            try fixture.start(["--browser"], environment: ["SWCRED_BROWSER_SOCKET": socket])
+
+            let client = Process()
+            client.executableURL = URL(fileURLWithPath: Self.python)
+            client.arguments = [
+                Self.root.appendingPathComponent("Tests/Browser/kpxc_client.py").path, "--socket", socket,
+                "--url", "https://shop.example/login", "--login", "alice", "--password", "Pw-alice-1",
+                "--association", "Test Firefox", "--totp-login", "alice", "--totp-uri", Self.otpauth,
+                "--new-url", "https://shop.example/signup", "--new-login", "grace", "--new-password",
+                "Pw-grace-from-the-browser", "--then-revoked",
+            ]
+            let input = Pipe()
+            let output = Pipe()
+            let errors = Pipe()
+            client.standardInput = input
+            client.standardOutput = output
+            client.standardError = errors
+            try client.run()
+            defer { if client.isRunning { client.terminate() } }
+
+            // The owner approves and names the browser, after checking its fingerprint.
+            let session = try fixture.ownerSession()
+            let next = try fixture.call("GET", "/v1/consent/next?wait=30", token: session)
+            guard next.status == 200 else {
+                client.terminate()
+                client.waitUntilExit()
+                let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                Issue.record("no association request: client: \(problems)\nservice: \(try fixture.running.log)")
+                return
+            }
+            let request = try #require(next.json as? [String: Any])
+            #expect(request["operation"] as? String == "browser-associate")
+            #expect((request["fingerprint"] as? String)?.split(separator: " ").count == 8)
+            let answered = try fixture.call(
+                "POST", "/v1/consent/answer", token: session,
+                json: ["id": request["id"] as? String ?? "", "approve": true, "name": "Test Firefox"])
+            #expect(answered.status == 200, "\(answered.text)")
+
+            // The client's checks, up to the pause before the revocation.
+            let ready = output.fileHandleForReading.readLine()
+            #expect(
+                ready == "ready",
+                "client: \(String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self))")
+
+            // What the browser saved is what the app approved for shop.example gets.
+            let token = try fixture.token(["--allow", "request"])
+            let released = try fixture.call(
+                "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example", "account": "grace"])
+            #expect(released.status == 200, "\(released.text)")
+            #expect(released.text.contains("Pw-grace-from-the-browser changed"), "\(released.text)")
+
+            try fixture.gated.expect(["browser", "revoke", "Test Firefox"], status: 0)
+            try? input.fileHandleForWriting.write(contentsOf: Data("go\n".utf8))
+            client.waitUntilExit()
+            let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(client.terminationStatus == 0, "\(report)\n\(problems)")
+            #expect(report.contains("after_revocation"), "\(report)")
+            let listed = try fixture.gated.expect(["browser", "list"], status: 0)
+            #expect(!listed.stdout.contains("Test Firefox"))
+            let audit = try fixture.gated.expect(["audit", "--json"], status: 0)
+            #expect(audit.stdout.contains("browser-associate") && audit.stdout.contains("browser:Test Firefox"))
+        }
+    }
+}
+
+extension FileHandle {
+    /// One line, without its newline (nil at the end of the stream).
+    fileprivate func readLine() -> String? {
+        var bytes: [UInt8] = []
+        while true {
+            let byte = readData(ofLength: 1)
+            guard let first = byte.first else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+            if first == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(first)
+        }
+    }
+}
