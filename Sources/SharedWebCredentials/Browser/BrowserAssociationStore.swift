@@ -73,6 +73,31 @@ public struct BrowserAssociationStore: Sendable {
         }
     }
 
+    /// Changes what the association named `id` allows: http:// pages, and whether releases wait
+    /// for the owner. Throws `.itemNotFound` when there is none, `.integrityFailure` when its row
+    /// fails its MAC. Appends a `browser-associate` entry naming the new settings.
+    @discardableResult
+    public func update(id: String, allowsHTTP: Bool? = nil, consent: ConsentMode? = nil) throws -> BrowserAssociation {
+        try vault.write(grants: { db, keys in
+            guard let row = try db.row("\(Self.table.select) WHERE id = ?", [.text(id)]) else {
+                throw SharedWebCredentialsError(
+                    .itemNotFound, "no browser is named \"\(id)\"; `swcred browser list` shows the names")
+            }
+            let current = try Self.verified(row, keys: keys, path: vault.path)
+            let updated = BrowserAssociation(
+                id: id, identificationKey: current.identificationKey, allowsHTTP: allowsHTTP ?? current.allowsHTTP,
+                consent: consent ?? current.consent, createdAt: current.createdAt)
+            try Self.table.write(Self.values(of: updated), db: db, keys: keys)
+            try AuditChain.append(
+                AuditEvent(
+                    actor: .owner, operation: .browserAssociate,
+                    detail:
+                        "browser \(id) changed; http \(updated.allowsHTTP ? "allowed" : "refused"); consent \(updated.consent.rawValue)"
+                ), at: Date(), db: db, keys: keys, path: vault.path)
+            return updated
+        })
+    }
+
     /// Deletes the association named `id`; returns whether there was one. Works on a row that
     /// fails authentication too. Appends a `browser-revoke` entry in the same transaction.
     @discardableResult

@@ -59,6 +59,54 @@ struct BrowserRevokeCommand: ParsableCommand {
     }
 }
 
+/// `swcred browser set NAME [--consent ask|none] [--http allow|refuse]`.
+struct BrowserSetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set",
+        abstract: "Change what an approved browser may do: http:// pages, and asking you before releases.",
+        discussion: """
+            --consent ask makes the browser wait for you in `swcred consent` before the first \
+            release for each site (you may have the answer remembered for that site until the \
+            service stops); --http allow lets http:// pages get the credentials saved for them \
+            (port 80, kept apart from the https site's). New associations have --consent none and \
+            --http refuse.
+            """)
+
+    @Argument(help: ArgumentHelp("The browser's name, as `swcred browser list` shows it.", valueName: "NAME"))
+    var name: String
+
+    @Option(
+        help: ArgumentHelp(
+            "ask: wait for you before the first release for each site; none: do not.", valueName: "ask|none"))
+    var consent: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "allow: http:// pages get their credentials too; refuse: https only.", valueName: "allow|refuse"))
+    var http: String?
+
+    @OptionGroup var vault: VaultOptions
+
+    func validate() throws {
+        guard consent != nil || http != nil else {
+            throw ValidationError("give --consent ask|none or --http allow|refuse (or both)")
+        }
+        if let consent, ConsentMode(rawValue: consent) == nil {
+            throw ValidationError("--consent is ask or none, not \"\(consent)\"")
+        }
+        if let http, !["allow", "refuse"].contains(http) {
+            throw ValidationError("--http is allow or refuse, not \"\(http)\"")
+        }
+    }
+
+    func run() throws {
+        let updated = try vault.openVault().browsers.update(
+            id: name, allowsHTTP: http.map { $0 == "allow" }, consent: consent.flatMap(ConsentMode.init(rawValue:)))
+        TextOutput.line(
+            "\(updated.id): http \(updated.allowsHTTP ? "allowed" : "refused"), consent \(updated.consent.rawValue)")
+    }
+}
+
 /// A browser as `browser list --json` prints it.
 struct BrowserAssociationJSON: Encodable {
     let name: String

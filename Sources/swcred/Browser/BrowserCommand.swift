@@ -19,7 +19,7 @@ struct BrowserCommand: ParsableCommand {
             """,
         subcommands: [
             BrowserInstallCommand.self, BrowserUninstallCommand.self, BrowserHostCommand.self, BrowserListCommand.self,
-            BrowserRevokeCommand.self,
+            BrowserRevokeCommand.self, BrowserSetCommand.self,
         ])
 }
 
