@@ -16,7 +16,7 @@ struct ServiceBrowserBridgeTests {
     let directory: TemporaryDirectory
     let vault: Vault
     let holder: VaultHolder
-    let consent = ConsentBroker(timeout: .seconds(5))
+    let consent = ConsentBroker(timeout: .seconds(60))
     let bridge: ServiceBrowserBridge
     let key = Data(repeating: 9, count: 32).base64EncodedString()
 
@@ -31,7 +31,7 @@ struct ServiceBrowserBridgeTests {
     private func answerNext(
         approve: Bool, name: String? = nil, remember: Bool = false
     ) async throws -> ConsentBroker.Pending {
-        let pending = try #require(await consent.next(wait: .seconds(5)))
+        let pending = try #require(await consent.next(wait: .seconds(30)))
         #expect(
             consent.answer(
                 id: pending.id, approve: approve, answeredBy: "test",
