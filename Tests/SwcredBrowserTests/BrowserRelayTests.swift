@@ -113,6 +113,7 @@ struct BrowserRelayTests {
             environment: ["XDG_RUNTIME_DIR": runtime.path, "PATH": "/usr/bin:/bin"])
         let (status, stderr) = try await host.finish()
         #expect(status == 7)
+        #expect(try await host.receive() == nil, "nothing on standard output, which the browser reads as messages")
         #expect(stderr.contains("nothing listens on \(runtime.location.socketPath)"), "\(stderr)")
         #expect(stderr.contains("start `swcred serve --browser`"), "\(stderr)")
         // A stale socket file, with nobody behind it, is the same.
@@ -146,6 +147,26 @@ struct BrowserRelayTests {
         #expect(status == 7)
         #expect(stderr.contains("\(directory) is writable by others (mode 777)"), "\(stderr)")
         #expect(fixture.listener.connectionCount == 0)
+    }
+
+    @Test("swcred browser host refuses a socket under a folder others can write, and sends nothing")
+    func hostRefusesWritableAncestor() async throws {
+        let runtime = try RuntimeFolder()
+        let open = runtime.path + "/open"
+        mkdir(open, 0o700)
+        let socketPath = open + "/private/browser.sock"
+        let listener = BrowserSocketListener(
+            socketPath: socketPath, makeEngine: { _ in BrowserProtocolEngine(vault: MemoryVault()) })
+        try listener.start()
+        defer { listener.stop() }
+        chmod(open, 0o777)
+        let host = try NativeHostTransport(
+            executable: try BuiltSwcred.require(), arguments: ["browser", "host", "--socket", socketPath],
+            environment: ["PATH": "/usr/bin:/bin"])
+        let (status, stderr) = try await host.finish()
+        #expect(status == 7)
+        #expect(stderr.contains("\(open), above the browser socket, is owned by uid 0 with mode 777"), "\(stderr)")
+        #expect(listener.connectionCount == 0)
     }
 
     @Test(
