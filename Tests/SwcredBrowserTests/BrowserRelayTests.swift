@@ -71,8 +71,23 @@ struct BrowserRelayTests {
                 "XDG_RUNTIME_DIR": fixture.runtime.path, "PATH": "/usr/bin:/bin", "HOME": fixture.runtime.path,
             ])
         try await converse(fixture, through: proxy)
+        try await largeReply(fixture, through: proxy)
         let (status, _) = try await proxy.finish()
         #expect(status == 0)
+    }
+
+    /// A get-logins reply of about 400 KB (2,000 logins) arrives as one message.
+    private func largeReply(_ fixture: ListenerFixture, through transport: any WireTransport) async throws {
+        for index in 0..<2000 {
+            await fixture.vault.add(
+                .init(
+                    uuid: String(format: "%032x", index + 1), host: "big.example", login: "user\(index)",
+                    password: String(repeating: "p", count: 64)))
+        }
+        let client = WireExtension(transport)
+        _ = try await client.firstConversation(url: "https://big.example/")
+        let logins = try await client.send("get-logins", ["url": "https://big.example/", "keys": client.keysField])
+        #expect((logins.message?["entries"] as? [[String: Any]])?.count == 2000)
     }
 
     @Test("swcred browser host relays the same conversation, and exits 0 when the browser closes its input")
@@ -85,6 +100,7 @@ struct BrowserRelayTests {
                 "XDG_RUNTIME_DIR": fixture.runtime.path, "PATH": "/usr/bin:/bin", "HOME": fixture.runtime.path,
             ])
         try await converse(fixture, through: host)
+        try await largeReply(fixture, through: host)
         let (status, stderr) = try await host.finish()
         #expect(status == 0, "\(stderr)")
         #expect(stderr.isEmpty)
