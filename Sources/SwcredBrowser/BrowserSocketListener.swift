@@ -77,8 +77,8 @@ public final class BrowserSocketListener: @unchecked Sendable {
     }
 
     /// A listener at `socketPath`; `legacyLinkPath`, when given, gets a symbolic link to it if
-    /// nothing is there. `log` hears what happened to connections (refusals, drops), never a
-    /// message's content.
+    /// nothing is there. `log` hears what happened to connections (refused peers, drops, the
+    /// engine's refusals by connection number), never a message's content.
     public init(
         socketPath: String, legacyLinkPath: String? = nil, maximumConnections: Int = defaultMaximumConnections,
         maximumMessageLength: Int = NativeMessageFraming.maximumIncomingLength,
@@ -308,6 +308,7 @@ public final class BrowserSocketListener: @unchecked Sendable {
             }
             for message in messages {
                 let outcome = Self.handle(message, engine: engine)
+                if let refusal = outcome.refusal { log("connection \(connection.id): \(refusal)") }
                 if let reply = outcome.reply {
                     lock.withLock { enqueue(reply, on: connection) }
                 }

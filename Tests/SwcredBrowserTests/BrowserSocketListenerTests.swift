@@ -182,6 +182,20 @@ struct BrowserSocketListenerTests {
         #expect(object(try await next.receive())?["success"] as? String == "true")
     }
 
+    @Test("the engine's refusals are logged by connection, without the message's content")
+    func refusalsLogged() async throws {
+        let fixture = try ListenerFixture()
+        let transport = try fixture.connect()
+        try transport.send(
+            json([
+                "action": "get-logins", "clientID": "c", "message": "U0VDUkVUUEFZTE9BRA==",
+                "nonce": BrowserNonce.random().base64,
+            ]))
+        #expect(object(try await transport.receive())?["errorCode"] != nil)
+        #expect(fixture.log.waitFor("connection 1: refused get-logins before any change-public-keys"))
+        #expect(!fixture.log.all.contains { $0.contains("U0VDUkVUUEFZTE9BRA") })
+    }
+
     @Test("bytes outside any JSON object drop the connection")
     func garbageRefused() async throws {
         let fixture = try ListenerFixture()
