@@ -71,14 +71,21 @@ struct BrowserRelayTests {
                 "XDG_RUNTIME_DIR": fixture.runtime.path, "PATH": "/usr/bin:/bin", "HOME": fixture.runtime.path,
             ])
         try await converse(fixture, through: proxy)
-        try await largeReply(fixture, through: proxy)
+        try await largeReply(fixture, count: 100, through: proxy)
         let (status, _) = try await proxy.finish()
         #expect(status == 0)
     }
 
-    /// A get-logins reply of about 400 KB (2,000 logins) arrives as one message.
-    private func largeReply(_ fixture: ListenerFixture, through transport: any WireTransport) async throws {
-        for index in 0..<2000 {
+    /// A get-logins reply of `count` logins arrives as one message: about 23 KB for 100, 450 KB for
+    /// 2,000.
+    ///
+    /// keepassxc-proxy forwards whatever one read of the socket returns as one message, and the
+    /// kernel queues a Unix stream write in pieces of about 32 KB, so a longer reply can reach the
+    /// browser cut in two through the proxy (as from KeePassXC itself: seen here once in four runs
+    /// with 2,000 logins). The proxy's test stays under that; `swcred browser host` splits by
+    /// JSON object and carries the long one.
+    private func largeReply(_ fixture: ListenerFixture, count: Int, through transport: any WireTransport) async throws {
+        for index in 0..<count {
             await fixture.vault.add(
                 .init(
                     uuid: String(format: "%032x", index + 1), host: "big.example", login: "user\(index)",
@@ -87,7 +94,7 @@ struct BrowserRelayTests {
         let client = WireExtension(transport)
         _ = try await client.firstConversation(url: "https://big.example/")
         let logins = try await client.send("get-logins", ["url": "https://big.example/", "keys": client.keysField])
-        #expect((logins.message?["entries"] as? [[String: Any]])?.count == 2000)
+        #expect((logins.message?["entries"] as? [[String: Any]])?.count == count)
     }
 
     @Test("swcred browser host relays the same conversation, and exits 0 when the browser closes its input")
@@ -100,7 +107,7 @@ struct BrowserRelayTests {
                 "XDG_RUNTIME_DIR": fixture.runtime.path, "PATH": "/usr/bin:/bin", "HOME": fixture.runtime.path,
             ])
         try await converse(fixture, through: host)
-        try await largeReply(fixture, through: host)
+        try await largeReply(fixture, count: 2000, through: host)
         let (status, stderr) = try await host.finish()
         #expect(status == 0, "\(stderr)")
         #expect(stderr.isEmpty)
