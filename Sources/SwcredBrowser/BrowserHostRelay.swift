@@ -18,7 +18,9 @@ public enum BrowserHostRelay {
     }
 
     /// Connects to the listener at `socketPath`, after checking its directory (a real directory,
-    /// ours, writable by nobody else), and checks that the listener runs as our uid.
+    /// ours, writable by nobody else) and the directories above it
+    /// (``BrowserSocketTrust/checkAncestors(of:uid:)``), and checks that the listener runs as our
+    /// uid.
     ///
     /// - Throws: ``BrowserSocketError/noListener(_:)`` when the directory or socket is missing or
     ///   nothing listens; the directory and peer errors of ``BrowserSocketTrust``.
@@ -29,6 +31,7 @@ public enum BrowserHostRelay {
         } catch .systemCallFailed(_, _, ENOENT) {
             throw .noListener(socketPath)
         }
+        try BrowserSocketTrust.checkAncestors(of: directory, uid: uid)
         let descriptor: Int32
         do {
             descriptor = try BrowserSocketTrust.connectedSocket(socketPath)

@@ -23,9 +23,9 @@ public final class BrowserSocketListener: @unchecked Sendable {
 
     /// The default bound on simultaneous connections; one more is closed at once.
     public static let defaultMaximumConnections = 16
-    /// How long a write waits for the peer to read the message before it; past that the peer is
-    /// stuck and the connection is dropped.
-    public static let drainTimeout: Double = 10
+    /// How long a write waits by default for the peer to read the message before it; past that
+    /// the peer is stuck and the connection is dropped.
+    public static let defaultDrainTimeout: Double = 10
 
     /// The socket's path.
     public let socketPath: String
@@ -35,6 +35,8 @@ public final class BrowserSocketListener: @unchecked Sendable {
     public let maximumConnections: Int
     /// The longest message accepted from a peer.
     public let maximumMessageLength: Int
+    /// How long, in seconds, a write waits for the peer to read the message before it.
+    public let drainTimeout: Double
 
     private let makeEngine: EngineFactory
     private let log: @Sendable (String) -> Void
@@ -75,14 +77,16 @@ public final class BrowserSocketListener: @unchecked Sendable {
     }
 
     /// A listener at `socketPath`; `legacyLinkPath`, when given, gets a symbolic link to it if
-    /// nothing is there. `log` hears what happened to connections (refusals, drops), never a
-    /// message's content.
+    /// nothing is there. `log` hears what happened to connections (refused peers, drops, the
+    /// engine's refusals by connection number), never a message's content.
     public init(
         socketPath: String, legacyLinkPath: String? = nil, maximumConnections: Int = defaultMaximumConnections,
         maximumMessageLength: Int = NativeMessageFraming.maximumIncomingLength,
+        drainTimeout: Double = defaultDrainTimeout,
         log: @escaping @Sendable (String) -> Void = { _ in }, makeEngine: @escaping EngineFactory
     ) {
         precondition(maximumConnections > 0)
+        self.drainTimeout = drainTimeout
         self.socketPath = socketPath
         self.legacyLinkPath = legacyLinkPath
         self.maximumConnections = maximumConnections
@@ -109,7 +113,10 @@ public final class BrowserSocketListener: @unchecked Sendable {
         precondition(!running && !stopping, "a BrowserSocketListener starts once")
         guard var address = BrowserSocketTrust.address(socketPath) else { throw .pathTooLong(socketPath) }
         let directory = BrowserSocketTrust.parentDirectory(of: socketPath)
+        // Before anything is made under them, and again once the missing ones are made.
+        try BrowserSocketTrust.checkAncestors(of: directory, uid: uid)
         try BrowserSocketTrust.makePrivateDirectory(directory, uid: uid)
+        try BrowserSocketTrust.checkAncestors(of: directory, uid: uid)
         // The folders above up to the runtime folder (the legacy link's) must be ours too: whoever
         // can write one can move the socket's directory away and put their own in its place.
         if let legacyLinkPath {
@@ -301,6 +308,7 @@ public final class BrowserSocketListener: @unchecked Sendable {
             }
             for message in messages {
                 let outcome = Self.handle(message, engine: engine)
+                if let refusal = outcome.refusal { log("connection \(connection.id): \(refusal)") }
                 if let reply = outcome.reply {
                     lock.withLock { enqueue(reply, on: connection) }
                 }
@@ -336,13 +344,13 @@ public final class BrowserSocketListener: @unchecked Sendable {
     /// Writes one message once the peer has read everything before it; false when the peer is
     /// gone or stuck.
     private func write(_ message: [UInt8], to descriptor: Int32) -> Bool {
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(Self.drainTimeout * 1e9)
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(drainTimeout * 1e9)
         while true {
             var unread: Int32 = 0
             guard ioctl(descriptor, siocOutQ, &unread) == 0 else { return false }
             if unread == 0 { break }
             if DispatchTime.now().uptimeNanoseconds > deadline {
-                log("dropped a connection on \(socketPath): the peer has not read a message for \(Self.drainTimeout) s")
+                log("dropped a connection on \(socketPath): the peer has not read a message for \(drainTimeout) s")
                 return false
             }
             usleep(200)

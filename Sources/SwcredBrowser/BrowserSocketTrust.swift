@@ -54,6 +54,35 @@ public enum BrowserSocketTrust {
         return info.st_mode & 0o7777
     }
 
+    /// Checks every directory above `directory`, from `/` down, as the service's clients do
+    /// (`ServiceSocketTrust`): each is root's or `uid`'s, and writable by group or others only
+    /// with the sticky bit (as `/tmp` is). Whoever can write one of them could move the socket's
+    /// directory away and put one of their own in its place. Symbolic links among them are
+    /// followed (`/var/run` is one). The check stops at the first that does not exist.
+    public static func checkAncestors(of directory: String, uid: uid_t = getuid()) throws(BrowserSocketError) {
+        var ancestors = directory == "/" ? [] : ["/"]
+        var prefix = ""
+        for component in directory.split(separator: "/").dropLast() {
+            prefix += "/" + component
+            ancestors.append(prefix)
+        }
+        for ancestor in ancestors {
+            var info = stat()
+            guard stat(ancestor, &info) == 0 else {
+                // A missing one, and every one below it, is yet to be made (0700, ours).
+                if errno == ENOENT { return }
+                throw .systemCallFailed(call: "stat", path: ancestor, errno: errno)
+            }
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw .notADirectory(ancestor) }
+            guard info.st_uid == 0 || info.st_uid == uid else {
+                throw .ancestorNotTrusted(ancestor, owner: info.st_uid, mode: info.st_mode & 0o7777)
+            }
+            guard info.st_mode & (S_IWGRP | S_IWOTH) == 0 || info.st_mode & S_ISVTX != 0 else {
+                throw .ancestorNotTrusted(ancestor, owner: info.st_uid, mode: info.st_mode & 0o7777)
+            }
+        }
+    }
+
     /// The uid of the process at the other end of the connected Unix socket `descriptor`.
     public static func peerUID(of descriptor: Int32) throws(BrowserSocketError) -> uid_t {
         var credentials = PeerCredentialsLayout()
@@ -135,6 +164,9 @@ public enum BrowserSocketError: Error, Equatable, Sendable, CustomStringConverti
     case notADirectory(String)
     case directoryNotOwned(String, owner: uid_t)
     case directoryWritableByOthers(String, mode: mode_t)
+    /// A directory above the socket's belongs to another user, or others may write it and it is
+    /// not sticky.
+    case ancestorNotTrusted(String, owner: uid_t, mode: mode_t)
     /// Something accepts connections at the path: KeePassXC, most likely.
     case alreadyServed(String)
     /// The path holds a file that is not a socket.
@@ -157,6 +189,9 @@ public enum BrowserSocketError: Error, Equatable, Sendable, CustomStringConverti
         case .directoryWritableByOthers(let path, let mode):
             return
                 "the browser socket's directory \(path) is writable by others (mode \(String(mode, radix: 8))): make it 0700"
+        case .ancestorNotTrusted(let path, let owner, let mode):
+            return
+                "\(path), above the browser socket, is owned by uid \(owner) with mode \(String(mode, radix: 8)): it must be root's or yours (uid \(getuid())) and writable by others only with the sticky bit, or another user could replace the socket's directory"
         case .alreadyServed(let path):
             return
                 "something already listens on \(path): KeePassXC seems to be running with browser integration on; quit it (or turn its browser integration off) to let swcred serve the browser"

@@ -71,8 +71,30 @@ struct BrowserRelayTests {
                 "XDG_RUNTIME_DIR": fixture.runtime.path, "PATH": "/usr/bin:/bin", "HOME": fixture.runtime.path,
             ])
         try await converse(fixture, through: proxy)
+        try await largeReply(fixture, count: 100, through: proxy)
         let (status, _) = try await proxy.finish()
         #expect(status == 0)
+    }
+
+    /// A get-logins reply of `count` logins arrives as one message: about 23 KB for 100, 450 KB for
+    /// 2,000.
+    ///
+    /// keepassxc-proxy forwards whatever one read of the socket returns as one message, and the
+    /// kernel queues a Unix stream write in pieces of about 32 KB, so a longer reply can reach the
+    /// browser cut in two through the proxy (as from KeePassXC itself: seen here once in four runs
+    /// with 2,000 logins). The proxy's test stays under that; `swcred browser host` splits by
+    /// JSON object and carries the long one.
+    private func largeReply(_ fixture: ListenerFixture, count: Int, through transport: any WireTransport) async throws {
+        for index in 0..<count {
+            await fixture.vault.add(
+                .init(
+                    uuid: String(format: "%032x", index + 1), host: "big.example", login: "user\(index)",
+                    password: String(repeating: "p", count: 64)))
+        }
+        let client = WireExtension(transport)
+        _ = try await client.firstConversation(url: "https://big.example/")
+        let logins = try await client.send("get-logins", ["url": "https://big.example/", "keys": client.keysField])
+        #expect((logins.message?["entries"] as? [[String: Any]])?.count == count)
     }
 
     @Test("swcred browser host relays the same conversation, and exits 0 when the browser closes its input")
@@ -85,6 +107,7 @@ struct BrowserRelayTests {
                 "XDG_RUNTIME_DIR": fixture.runtime.path, "PATH": "/usr/bin:/bin", "HOME": fixture.runtime.path,
             ])
         try await converse(fixture, through: host)
+        try await largeReply(fixture, count: 2000, through: host)
         let (status, stderr) = try await host.finish()
         #expect(status == 0, "\(stderr)")
         #expect(stderr.isEmpty)
@@ -113,6 +136,7 @@ struct BrowserRelayTests {
             environment: ["XDG_RUNTIME_DIR": runtime.path, "PATH": "/usr/bin:/bin"])
         let (status, stderr) = try await host.finish()
         #expect(status == 7)
+        #expect(try await host.receive() == nil, "nothing on standard output, which the browser reads as messages")
         #expect(stderr.contains("nothing listens on \(runtime.location.socketPath)"), "\(stderr)")
         #expect(stderr.contains("start `swcred serve --browser`"), "\(stderr)")
         // A stale socket file, with nobody behind it, is the same.
@@ -146,6 +170,26 @@ struct BrowserRelayTests {
         #expect(status == 7)
         #expect(stderr.contains("\(directory) is writable by others (mode 777)"), "\(stderr)")
         #expect(fixture.listener.connectionCount == 0)
+    }
+
+    @Test("swcred browser host refuses a socket under a folder others can write, and sends nothing")
+    func hostRefusesWritableAncestor() async throws {
+        let runtime = try RuntimeFolder()
+        let open = runtime.path + "/open"
+        mkdir(open, 0o700)
+        let socketPath = open + "/private/browser.sock"
+        let listener = BrowserSocketListener(
+            socketPath: socketPath, makeEngine: { _ in BrowserProtocolEngine(vault: MemoryVault()) })
+        try listener.start()
+        defer { listener.stop() }
+        chmod(open, 0o777)
+        let host = try NativeHostTransport(
+            executable: try BuiltSwcred.require(), arguments: ["browser", "host", "--socket", socketPath],
+            environment: ["PATH": "/usr/bin:/bin"])
+        let (status, stderr) = try await host.finish()
+        #expect(status == 7)
+        #expect(stderr.contains("\(open), above the browser socket, is owned by uid 0 with mode 777"), "\(stderr)")
+        #expect(listener.connectionCount == 0)
     }
 
     @Test(

@@ -47,12 +47,14 @@ final class ListenerFixture {
     let listener: BrowserSocketListener
     var socketPath: String { runtime.location.socketPath }
 
-    init(maximumConnections: Int = 16, start: Bool = true) throws {
+    init(maximumConnections: Int = 16, drainTimeout: Double = 10, start: Bool = true) throws {
         runtime = try RuntimeFolder()
         let vault = vault
         let log = log
+        let location = runtime.location
         listener = BrowserSocketListener(
-            location: runtime.location, maximumConnections: maximumConnections, log: { log.record($0) },
+            socketPath: location.socketPath, legacyLinkPath: location.legacyPath,
+            maximumConnections: maximumConnections, drainTimeout: drainTimeout, log: { log.record($0) },
             makeEngine: { _ in BrowserProtocolEngine(vault: vault) })
         if start { try listener.start() }
     }
@@ -178,6 +180,20 @@ struct BrowserSocketListenerTests {
         #expect(answer["errorCode"] != nil, "refused by the engine, not by the size limit: \(answer)")
         try next.send(keyExchange())
         #expect(object(try await next.receive())?["success"] as? String == "true")
+    }
+
+    @Test("the engine's refusals are logged by connection, without the message's content")
+    func refusalsLogged() async throws {
+        let fixture = try ListenerFixture()
+        let transport = try fixture.connect()
+        try transport.send(
+            json([
+                "action": "get-logins", "clientID": "c", "message": "U0VDUkVUUEFZTE9BRA==",
+                "nonce": BrowserNonce.random().base64,
+            ]))
+        #expect(object(try await transport.receive())?["errorCode"] != nil)
+        #expect(fixture.log.waitFor("connection 1: refused get-logins before any change-public-keys"))
+        #expect(!fixture.log.all.contains { $0.contains("U0VDUkVUUEFZTE9BRA") })
     }
 
     @Test("bytes outside any JSON object drop the connection")
@@ -315,9 +331,13 @@ struct BrowserSocketListenerTests {
             #expect(throws: BrowserSocketError.directoryWritableByOthers(directory, mode: bits)) { try start() }
             rmdir(directory)
         }
-        // A folder above it, up to the runtime folder, writable by others.
+        // A folder above it writable by others; up to the runtime folder, even a sticky one.
         chmod(runtime.path + "/app", 0o777)
-        #expect(throws: BrowserSocketError.directoryWritableByOthers(runtime.path + "/app", mode: 0o777)) {
+        #expect(throws: BrowserSocketError.ancestorNotTrusted(runtime.path + "/app", owner: getuid(), mode: 0o777)) {
+            try start()
+        }
+        chmod(runtime.path + "/app", 0o1777)
+        #expect(throws: BrowserSocketError.directoryWritableByOthers(runtime.path + "/app", mode: 0o1777)) {
             try start()
         }
         chmod(runtime.path + "/app", 0o700)
@@ -329,6 +349,55 @@ struct BrowserSocketListenerTests {
         try listener.start()
         defer { listener.stop() }
         #expect(mode(of: directory) & 0o777 == 0o700)
+    }
+
+    @Test("a peer that does not read its replies is dropped, after the one it did not read")
+    func stuckPeerDropped() async throws {
+        let fixture = try ListenerFixture(drainTimeout: 0.3)
+        let transport = try fixture.connect()
+        try transport.sendRaw(keyExchange(clientID: "one") + keyExchange(clientID: "two"))
+        #expect(fixture.log.waitFor("the peer has not read a message for 0.3 s"))
+        #expect(object(try await transport.receive())?["success"] as? String == "true")
+        #expect(await transport.closedWithoutReply(), "the second reply was never written")
+    }
+
+    @Test("a folder above the socket's that others can write without the sticky bit is refused; a sticky one is fine")
+    func ancestorsChecked() async throws {
+        let runtime = try RuntimeFolder()
+        let open = runtime.path + "/open"
+        mkdir(open, 0o700)
+        chmod(open, 0o777)
+        let socketPath = open + "/private/browser.sock"
+        let listener = BrowserSocketListener(
+            socketPath: socketPath, makeEngine: { _ in BrowserProtocolEngine(vault: MemoryVault()) })
+        #expect(throws: BrowserSocketError.ancestorNotTrusted(open, owner: getuid(), mode: 0o777)) {
+            try listener.start()
+        }
+        #expect(
+            BrowserSocketError.ancestorNotTrusted(open, owner: 0, mode: 0o777).description.contains(
+                "\(open), above the browser socket, is owned by uid 0 with mode 777"))
+        var info = stat()
+        #expect(lstat(open + "/private", &info) != 0, "nothing was made under it")
+        chmod(open, 0o1777)
+        try listener.start()
+        listener.stop()
+    }
+
+    @Test(
+        "a folder above the socket's owned by another uid is refused",
+        .enabled(if: getuid() == 0, "needs root to chown"))
+    func foreignAncestorRefused() async throws {
+        let runtime = try RuntimeFolder()
+        let theirs = runtime.path + "/theirs"
+        mkdir(theirs, 0o755)
+        chmod(theirs, 0o755)
+        #expect(chown(theirs, 61_002, 61_002) == 0)
+        let listener = BrowserSocketListener(
+            socketPath: theirs + "/private/browser.sock",
+            makeEngine: { _ in BrowserProtocolEngine(vault: MemoryVault()) })
+        #expect(throws: BrowserSocketError.ancestorNotTrusted(theirs, owner: 61_002, mode: 0o755)) {
+            try listener.start()
+        }
     }
 
     @Test(
