@@ -26,6 +26,11 @@ struct BrowserNotices: Service {
             makeEngine: { _ in BrowserProtocolEngine(vault: bridge) })
         do {
             try listener.start()
+        } catch .alreadyServed(let path) {
+            // As for the service's own socket: another server holds it (exit 11).
+            throw SharedWebCredentialsError(
+                .vaultBusy,
+                "--browser: something already listens on \(path) (KeePassXC?); quit it, or serve without --browser")
         } catch {
             throw SharedWebCredentialsError(.invalidInput, "--browser: \(error)")
         }

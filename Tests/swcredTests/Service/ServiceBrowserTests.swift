@@ -91,6 +91,42 @@ struct ServiceBrowserTests {
     }
 }
 
+extension ServiceBrowserTests {
+    @Test("--browser where something already listens (a running KeePassXC): exit 11, naming the path")
+    func keePassXCRunning() async throws {
+        try await ServiceFixture.with { fixture in
+            let socket = fixture.gated.directory.path("browser/kpxc.sock")
+            try FileManager.default.createDirectory(
+                atPath: (socket as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+            // A listener of someone else's at the path, as KeePassXC's would be.
+            let other = Process()
+            other.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            other.arguments = [
+                "-c",
+                "import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(); print('up', flush=True); time.sleep(60)",
+                socket,
+            ]
+            let ready = Pipe()
+            other.standardOutput = ready
+            try other.run()
+            defer { other.terminate() }
+            _ = ready.fileHandleForReading.readLine()
+
+            var environment = fixture.gated.environment
+            environment["SWCRED_BROWSER_SOCKET"] = socket
+            let refused = try ServiceProcess.launch(
+                socketPath: fixture.socketPath, arguments: fixture.gated.networkArguments + ["--browser"],
+                environment: environment, logPath: fixture.gated.directory.path("refused.log"))
+            refused.waitUntilExit()
+            #expect(refused.terminationStatus == 11)
+            let log = try String(contentsOfFile: fixture.gated.directory.path("refused.log"), encoding: .utf8)
+            #expect(log.contains("something already listens on \(socket)"), "\(log)")
+            #expect(!FileManager.default.fileExists(atPath: fixture.socketPath), "the service did not start")
+        }
+    }
+}
+
 extension FileHandle {
     /// One line, without its newline (nil at the end of the stream).
     fileprivate func readLine() -> String? {
