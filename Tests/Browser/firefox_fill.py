@@ -180,12 +180,19 @@ def main():
         # A sign-up: the new password, submitted; the banner on the next page saves it.
         client.navigate("https://shop.example/signup")
         username = wait_for(client, "the sign-up form", lambda c: c.find_element(By.ID, "username"), 30)
-        time.sleep(1)  # let the extension's own filling of the page (alice's login) happen first
         password = client.find_element(By.ID, "password")
+        # The extension fills this form too (the site's one login): let it, then type over it.
+        try:
+            Wait(client, timeout=10, interval=0.25).until(lambda c: value_of(c, "#username") == arguments.login)
+        except Exception:
+            log("the sign-up form was not filled by the extension; typing into it anyway")
         username.clear()
         username.send_keys(arguments.new_login)
         password.clear()
         password.send_keys(arguments.new_password)
+        wait_for(client, "the sign-up form holding the new login",
+                 lambda c: value_of(c, "#username") == arguments.new_login and value_of(c, "#password") == arguments.new_password,
+                 10)
         client.find_element(By.ID, "submit").click()
         wait_for(client, "the welcome page", lambda c: c.get_url().endswith("/welcome"), 30)
 
@@ -203,7 +210,7 @@ def main():
         wait_for(client, "the banner shown", lambda c: button.is_displayed(), 10)
         button.click()
         say("saved")
-        time.sleep(2)  # let the set-login round trip finish before Firefox quits
+        time.sleep(3)  # let the set-login round trip finish before Firefox quits
         return 0
     finally:
         if client is not None:
