@@ -307,7 +307,7 @@ public final class BrowserSocketListener: @unchecked Sendable {
                 return
             }
             for message in messages {
-                let outcome = Self.handle(message, engine: engine)
+                let outcome = Self.handle(message, engine: engine, descriptor: connection.descriptor)
                 if let refusal = outcome.refusal { log("connection \(connection.id): \(refusal)") }
                 if let reply = outcome.reply {
                     lock.withLock { enqueue(reply, on: connection) }
@@ -316,17 +316,31 @@ public final class BrowserSocketListener: @unchecked Sendable {
         }
     }
 
-    /// Runs the engine's async `handle` from this connection's own thread.
-    private static func handle(_ message: [UInt8], engine: BrowserProtocolEngine) -> BrowserEngineOutcome {
+    /// Runs the engine's async `handle` from this connection's own thread. While it runs (an
+    /// association waits for the owner), the peer is watched: when it hangs up, the request is
+    /// cancelled, so that the owner is not asked about a browser that is gone.
+    private static func handle(
+        _ message: [UInt8], engine: BrowserProtocolEngine, descriptor: Int32
+    ) -> BrowserEngineOutcome {
         final class Box: @unchecked Sendable { var outcome: BrowserEngineOutcome? }
         let box = Box()
         let done = DispatchSemaphore(value: 0)
-        Task {
+        let task = Task {
             box.outcome = await engine.handle(message)
             done.signal()
         }
-        done.wait()
+        while done.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
+            if !task.isCancelled, peerHungUp(descriptor) { task.cancel() }
+        }
         return box.outcome!
+    }
+
+    /// Whether the peer closed its end (POLLHUP, or POLLRDHUP: it will send nothing more).
+    private static func peerHungUp(_ descriptor: Int32) -> Bool {
+        let readHangUp = Int16(0x2000)  // POLLRDHUP
+        var watched = pollfd(fd: descriptor, events: readHangUp, revents: 0)
+        guard poll(&watched, 1, 0) > 0 else { return false }
+        return watched.revents & (Int16(POLLHUP) | readHangUp | Int16(POLLERR)) != 0
     }
 
     /// Queues `message` for `connection`; call with `lock` held, so that a connection's close is

@@ -127,6 +127,51 @@ extension ServiceBrowserTests {
     }
 }
 
+extension ServiceBrowserTests {
+    @Test("a browser that asks to associate and goes away: its request is withdrawn, nothing is stored")
+    func associationWithdrawn() async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.python) else {
+            throw FixtureError(message: "the browser tests' Python is missing (\(Self.python)): run Scripts/bootstrap")
+        }
+        try await ServiceFixture.with { fixture in
+            let socket = fixture.gated.directory.path("browser/kpxc.sock")
+            try fixture.start(["--browser"], environment: ["SWCRED_BROWSER_SOCKET": socket])
+            let client = Process()
+            client.executableURL = URL(fileURLWithPath: Self.python)
+            client.arguments = [
+                "-c",
+                """
+                import sys
+                import keepassxc_browser_api.client as kpxc
+                from keepassxc_browser_api import BrowserClient, BrowserConfig
+                kpxc._get_keepassxc_socket_path = lambda: sys.argv[1]
+                client = BrowserClient(BrowserConfig())
+                client.connect()
+                client.change_public_keys()
+                client.associate()
+                """,
+                socket,
+            ]
+            try client.run()
+            let session = try fixture.ownerSession()
+            let asked = try fixture.call("GET", "/v1/consent/next?wait=30", token: session)
+            #expect(asked.status == 200, "\(asked.text)")
+            // The browser goes away while the owner has not answered.
+            kill(client.processIdentifier, SIGKILL)
+            client.waitUntilExit()
+            var withdrawn = false
+            for _ in 0..<50 where !withdrawn {
+                withdrawn = try fixture.call("GET", "/v1/consent/next", token: session).status == 204
+                if !withdrawn { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(withdrawn, "the request of a browser that is gone is still waiting for the owner")
+            let listed = try fixture.gated.expect(["browser", "list", "--json"], status: 0)
+            let associations = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [Any]
+            #expect(associations?.isEmpty == true, "\(listed.stdout)")
+        }
+    }
+}
+
 extension FileHandle {
     /// One line, without its newline (nil at the end of the stream).
     fileprivate func readLine() -> String? {
