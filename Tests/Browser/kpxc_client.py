@@ -17,6 +17,10 @@ every check held; otherwise prints the failed checks on standard error and exits
 
 import argparse
 import json
+import os
+import select
+import struct
+import subprocess
 import sys
 import time
 
@@ -25,9 +29,56 @@ import pyotp
 from keepassxc_browser_api import BrowserClient, BrowserConfig
 
 
+class FramedPipe:
+    """The socket the library expects, over a native-messaging host run as a browser runs it:
+    each message goes to the host's standard input with its 4-byte native-endian length, each
+    reply is read from its standard output the same way (keepassxc-proxy, `swcred browser host`)."""
+
+    def __init__(self, argv):
+        self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.timeout = 5.0
+
+    def settimeout(self, timeout):
+        self.timeout = timeout
+
+    def gettimeout(self):
+        return self.timeout
+
+    def sendall(self, data):
+        self.process.stdin.write(struct.pack("=I", len(data)) + data)
+        self.process.stdin.flush()
+
+    def _read(self, count):
+        data = b""
+        deadline = time.monotonic() + (self.timeout or 60)
+        while len(data) < count:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([self.process.stdout], [], [], remaining)[0]:
+                raise OSError("timed out waiting for the host")
+            chunk = os.read(self.process.stdout.fileno(), count - len(data))
+            if not chunk:
+                raise OSError("the host closed its output")
+            data += chunk
+        return data
+
+    def recv(self, _size):
+        (length,) = struct.unpack("=I", self._read(4))
+        return self._read(length)
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait(timeout=10)
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--socket", required=True)
+    parser.add_argument("--socket", help="the browser socket (or --via)")
+    parser.add_argument(
+        "--via",
+        nargs="+",
+        help="talk through this native-messaging host instead, started as a browser starts it"
+        " (keepassxc-proxy MANIFEST EXTENSION-ID, or swcred browser host)",
+    )
     parser.add_argument("--url", required=True, help="a page whose logins the vault holds")
     parser.add_argument("--login", required=True, help="the login expected for --url")
     parser.add_argument("--password", required=True, help="its password")
@@ -58,7 +109,10 @@ def main():
     # The library looks under $XDG_RUNTIME_DIR itself; the socket is given instead.
     kpxc._get_keepassxc_socket_path = lambda: arguments.socket
     client = BrowserClient(BrowserConfig())
-    client.connect()
+    if arguments.via:
+        client._socket = FramedPipe(arguments.via)
+    else:
+        client.connect()
     check(client._socket is not None, f"could not connect to {arguments.socket}")
     client.change_public_keys()
     association = client.associate()

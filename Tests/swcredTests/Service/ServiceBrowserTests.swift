@@ -172,6 +172,86 @@ extension ServiceBrowserTests {
     }
 }
 
+extension ServiceBrowserTests {
+    @Test(
+        "the same conversation through Debian's keepassxc-proxy and through swcred browser host, started as a browser starts them",
+        arguments: ["keepassxc-proxy", "swcred browser host"])
+    func throughTheRelays(relay: String) async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.python) else {
+            throw FixtureError(message: "the browser tests' Python is missing (\(Self.python)): run Scripts/bootstrap")
+        }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/keepassxc-proxy") else {
+            throw FixtureError(message: "keepassxc-proxy is missing: run Scripts/bootstrap")
+        }
+        try await ServiceFixture.with { fixture in
+            let csv =
+                "Title,URL,Username,Password,Notes,OTPAuth\nShop,https://shop.example/,alice,Pw-alice-1,,\(Self.otpauth)\n"
+            let file = try fixture.gated.directory.writePrivateFile("import.csv", csv)
+            try fixture.gated.expect(["import", file, "--format", "apple-csv", "--yes"], status: 0)
+            // Both find the socket where KeePassXC's would be, under $XDG_RUNTIME_DIR (0700, ours;
+            // short, for the socket path's 107 bytes).
+            var template = Array("/tmp/swr-XXXXXX".utf8CString)
+            let runtime = try #require(
+                template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
+            defer { try? FileManager.default.removeItem(atPath: runtime) }
+            try fixture.start(["--browser"], environment: ["XDG_RUNTIME_DIR": runtime])
+            let via =
+                relay == "keepassxc-proxy"
+                ? [
+                    "/usr/bin/keepassxc-proxy", fixture.gated.directory.path("manifest.json"),
+                    "keepassxc-browser@keepassxc.org",
+                ]
+                : [SwcredProcess.executableURL.path, "browser", "host"]
+
+            let client = Process()
+            client.executableURL = URL(fileURLWithPath: Self.python)
+            client.arguments =
+                [
+                    Self.root.appendingPathComponent("Tests/Browser/kpxc_client.py").path, "--url",
+                    "https://shop.example/login", "--login", "alice", "--password", "Pw-alice-1", "--totp-login",
+                    "alice",
+                    "--totp-uri", Self.otpauth, "--new-url", "https://shop.example/signup", "--new-login", "\(relay)",
+                    "--new-password", "Pw-through-the-relay", "--via",
+                ] + via
+            var environment = ProcessInfo.processInfo.environment
+            environment["XDG_RUNTIME_DIR"] = runtime
+            client.environment = environment
+            let output = Pipe()
+            let errors = Pipe()
+            client.standardOutput = output
+            client.standardError = errors
+            try client.run()
+            defer { if client.isRunning { client.terminate() } }
+
+            let session = try fixture.ownerSession()
+            let next = try fixture.call("GET", "/v1/consent/next?wait=30", token: session)
+            guard next.status == 200, let request = next.json as? [String: Any] else {
+                client.terminate()
+                client.waitUntilExit()
+                let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                Issue.record("no association request: client: \(problems)\nservice: \(try fixture.running.log)")
+                return
+            }
+            #expect(request["operation"] as? String == "browser-associate")
+            let answered = try fixture.call(
+                "POST", "/v1/consent/answer", token: session,
+                json: ["id": request["id"] as? String ?? "", "approve": true])
+            #expect(answered.status == 200, "\(answered.text)")
+            client.waitUntilExit()
+            let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(client.terminationStatus == 0, "\(report)\n\(problems)")
+
+            // The login the browser saved through the relay is what the approved app gets.
+            let token = try fixture.token(["--allow", "request"])
+            let released = try fixture.call(
+                "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example", "account": relay])
+            #expect(
+                released.status == 200 && released.text.contains("Pw-through-the-relay changed"), "\(released.text)")
+        }
+    }
+}
+
 extension FileHandle {
     /// One line, without its newline (nil at the end of the stream).
     fileprivate func readLine() -> String? {
