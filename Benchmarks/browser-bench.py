@@ -1,0 +1,122 @@
+"""get-logins through the browser bridge against a password request through the service.
+
+One process, one connection each, interleaved rounds (the order rotates every round), so that a
+noisy machine weighs on both alike: read the ratios of the medians, not the times. Then the
+service's CPU time and resident memory over an idle interval with the browser still connected.
+Run by Benchmarks/browser.sh.
+"""
+
+import argparse
+import http.client
+import json
+import os
+import socket
+import statistics
+import time
+
+import keepassxc_browser_api.client as kpxc
+from keepassxc_browser_api import BrowserClient, BrowserConfig
+
+
+class UnixHTTPConnection(http.client.HTTPConnection):
+    """HTTP/1.1 over the service's Unix socket, kept alive."""
+
+    def __init__(self, path):
+        super().__init__("localhost")
+        self.socket_path = path
+
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(self.socket_path)
+
+
+def process_figures(pid):
+    """CPU seconds (user + system) and resident memory (KiB) of `pid`."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    ticks = int(fields[11]) + int(fields[12])
+    with open(f"/proc/{pid}/status") as status:
+        rss = next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+    return ticks / os.sysconf("SC_CLK_TCK"), rss
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--browser-socket", required=True)
+    parser.add_argument("--service-socket", required=True)
+    parser.add_argument("--token-file", required=True)
+    parser.add_argument("--domain", required=True)
+    parser.add_argument("--account", required=True)
+    parser.add_argument("--pid", type=int, required=True)
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--batch", type=int, default=40)
+    parser.add_argument("--idle", type=float, default=10.0)
+    arguments = parser.parse_args()
+
+    kpxc._get_keepassxc_socket_path = lambda: arguments.browser_socket
+    browser = BrowserClient(BrowserConfig())
+    browser.connect()
+    browser.change_public_keys()
+    browser.associate()  # the owner approves it in `swcred consent`
+    url = f"https://{arguments.domain}/"
+
+    service = UnixHTTPConnection(arguments.service_socket)
+    with open(arguments.token_file) as file:
+        token = file.read().strip()
+    body = json.dumps({"domain": arguments.domain, "account": arguments.account})
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+    def get_logins():
+        entries = browser.get_logins(url)
+        assert entries and entries[0].login == arguments.account, entries
+
+    def request():
+        service.request("POST", "/v1/credentials/request", body=body, headers=headers)
+        response = service.getresponse()
+        response.read()
+        assert response.status == 200, response.status
+
+    def floor():
+        service.request("GET", "/v1/health")
+        response = service.getresponse()
+        response.read()
+        assert response.status == 200, response.status
+
+    measured = {"get-logins (bridge)": get_logins, "request (service)": request, "floor (GET /v1/health)": floor}
+    for function in measured.values():
+        for _ in range(20):
+            function()
+    samples = {name: [] for name in measured}
+    names = list(measured)
+    for round_number in range(arguments.rounds):
+        order = names[round_number % len(names) :] + names[: round_number % len(names)]
+        for name in order:
+            start = time.perf_counter_ns()
+            for _ in range(arguments.batch):
+                measured[name]()
+            samples[name].append((time.perf_counter_ns() - start) / arguments.batch / 1000)
+
+    medians = {name: statistics.median(values) for name, values in samples.items()}
+    print(f"{arguments.rounds} rounds of {arguments.batch} calls each, order rotated; per-call median (µs), p10-p90 of rounds")
+    for name, values in samples.items():
+        deciles = statistics.quantiles(values, n=10)
+        print(f"  {name:28} {medians[name]:9.1f}   ({deciles[0]:.1f}-{deciles[-1]:.1f})")
+    bridge = medians["get-logins (bridge)"]
+    served = medians["request (service)"]
+    base = medians["floor (GET /v1/health)"]
+    print(f"get-logins / request: {bridge / served:.2f}x (budget: within 1.5x)")
+    print(f"above the floor: get-logins {bridge - base:.1f} µs, request {served - base:.1f} µs")
+
+    cpu_before, rss_before = process_figures(arguments.pid)
+    time.sleep(arguments.idle)
+    cpu_after, rss_after = process_figures(arguments.pid)
+    share = (cpu_after - cpu_before) / arguments.idle * 100
+    print(
+        f"idle with a browser connected, {arguments.idle:.0f} s: CPU {share:.2f}% of one core,"
+        f" resident memory {rss_after / 1024:.1f} MiB (was {rss_before / 1024:.1f} MiB)"
+    )
+    browser.disconnect()
+
+
+if __name__ == "__main__":
+    main()
