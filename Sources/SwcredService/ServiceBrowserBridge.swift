@@ -74,8 +74,7 @@ final class ServiceBrowserBridge: BrowserVaultBridge {
         guard let key = Data(base64Encoded: identificationKey).map(Array.init),
             let association = try await association(id)
         else { return false }
-        return association.identificationKey.count == key.count
-            && zip(association.identificationKey, key).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+        return association.isIdentified(by: key)
     }
 
     func logins(association id: String, url: String, submitURL: String?, httpAuth: Bool) async throws -> [BrowserLogin]
@@ -88,8 +87,7 @@ final class ServiceBrowserBridge: BrowserVaultBridge {
         }
         let access = BrowserAccess(vault: vault)
         let credentials = try await access.logins(for: association, url: url)
-        return try credentials.map { credential in
-            let uuid = try access.entryID(of: credential)
+        return try zip(credentials, access.entryIDs(of: credentials)).map { credential, uuid in
             remember(
                 EntryKey(
                     association: id, server: credential.server, port: credential.port, account: credential.account),

@@ -100,18 +100,21 @@ public struct BrowserAccess: Sendable {
         return PasswordGenerator(style: .strong).next().password
     }
 
-    /// The id a browser knows a credential by: 32 hexadecimal digits of a keyed hash of its
-    /// server, port and account, so it says nothing of them and is stable while the key is.
-    public func entryID(of credential: Credential) throws -> String {
+    /// The ids a browser knows `credentials` by, in order: 32 hexadecimal digits of a keyed hash
+    /// of each one's server, port and account, so they say nothing of them and stay stable while
+    /// the key does. One read of the keys for all of them.
+    public func entryIDs(of credentials: [Credential]) throws -> [String] {
         try vault.read { _, keys in
-            keys.stateMAC(
-                table: "browser-entry",
-                fields: [
-                    Array(credential.server.utf8),
-                    withUnsafeBytes(of: Int64(credential.port ?? 443).littleEndian) { Array($0) },
-                    Array(credential.account.utf8),
-                ]
-            ).prefix(16).map { String(format: "%02x", $0) }.joined()
+            credentials.map { credential in
+                keys.stateMAC(
+                    table: "browser-entry",
+                    fields: [
+                        Array(credential.server.utf8),
+                        withUnsafeBytes(of: Int64(credential.port ?? 443).littleEndian) { Array($0) },
+                        Array(credential.account.utf8),
+                    ]
+                ).prefix(16).map { String(format: "%02x", $0) }.joined()
+            }
         }
     }
 }

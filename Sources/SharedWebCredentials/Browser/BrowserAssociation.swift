@@ -25,6 +25,11 @@ public struct BrowserAssociation: Sendable, Equatable {
         self.createdAt = createdAt
     }
 
+    /// Whether `key` is the identification key this browser was approved with (constant time).
+    public func isIdentified(by key: [UInt8]) -> Bool {
+        key.withUnsafeBytes { given in identificationKey.withUnsafeBytes { ConstantTime.equals(given, $0) } }
+    }
+
     /// The audit actor of what this browser does: `browser:NAME`.
     public var actor: AuditActor { AuditActor(name: "browser:\(id)") }
 
