@@ -253,8 +253,9 @@ extension ServiceBrowserTests {
 }
 
 extension FileHandle {
-    /// One line, without its newline (nil at the end of the stream).
-    fileprivate func readLine() -> String? {
+    /// One line, without its newline (nil at the end of the stream): what a browser test's
+    /// driver printed.
+    func readLine() -> String? {
         var bytes: [UInt8] = []
         while true {
             let byte = readData(ofLength: 1)

@@ -124,7 +124,7 @@ struct ServiceFirefoxTests {
             }
 
             // The extension's Connect button sends `associate`: the owner approves and names it.
-            guard lines.readFirefoxLine() == "associating" else { try failed("Firefox never asked to connect") }
+            guard lines.readLine() == "associating" else { try failed("Firefox never asked to connect") }
             let session = try fixture.ownerSession()
             let next = try fixture.call("GET", "/v1/consent/next?wait=60", token: session)
             guard next.status == 200, let request = next.json as? [String: Any] else {
@@ -138,13 +138,13 @@ struct ServiceFirefoxTests {
             #expect(answered.status == 200, "\(answered.text)")
 
             // The extension lists the association under the name the owner gave it.
-            let associated = lines.readFirefoxLine()
+            let associated = lines.readLine()
             guard associated == "associated Test Firefox" else {
                 try failed("the extension did not show the association: \(associated ?? "(end)")")
             }
 
             // The login page, filled with the vault's credential, and its screenshot.
-            guard lines.readFirefoxLine() == "filled \(Self.screenshot)" else {
+            guard lines.readLine() == "filled \(Self.screenshot)" else {
                 try failed("the login page was not filled")
             }
             let png = try Data(contentsOf: URL(fileURLWithPath: Self.screenshot))
@@ -152,7 +152,7 @@ struct ServiceFirefoxTests {
             print("ServiceFirefoxTests: screenshot of the filled login page: \(Self.screenshot)")
 
             // The sign-up's new password, saved through the extension's banner.
-            guard lines.readFirefoxLine() == "saved" else { try failed("the sign-up was not saved") }
+            guard lines.readLine() == "saved" else { try failed("the sign-up was not saved") }
             driver.waitUntilExit()
             errors.fileHandleForReading.readabilityHandler = nil
             #expect(driver.terminationStatus == 0, "\(collected.text)")
@@ -189,18 +189,5 @@ private final class ErrorText: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return String(decoding: data.suffix(8000), as: UTF8.self)
-    }
-}
-
-extension FileHandle {
-    /// One line, without its newline (nil at the end of the stream).
-    fileprivate func readFirefoxLine() -> String? {
-        var bytes: [UInt8] = []
-        while true {
-            let byte = readData(ofLength: 1)
-            guard let first = byte.first else { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
-            if first == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
-            bytes.append(first)
-        }
     }
 }
