@@ -24,22 +24,10 @@ enum FormatUpgrade {
     ) throws
         -> VaultMetadata
     {
-        let stored = try VaultMetadata.read(db, path: path)
-        guard stored.keyID == unlocked.keyID, stored.wrappedKey == unlocked.wrappedKey else {
-            if stored.formatVersion == VaultKeys.formatVersion, stored.keyID == unlocked.keyID,
-                AuthenticatedEncryption.open(
-                    stored.wrappedKey, key: keys.wrappingKey,
-                    associatedData: VaultKeys.wrappedKeyAssociatedData(
-                        keyID: stored.keyID, protection: stored.protection, epoch: stored.keyEpoch))
-                    != nil
-            {
-                return stored  // another process upgraded it while this one unlocked
-            }
-            throw SharedWebCredentialsError(
-                .vaultLocked,
-                "Another process changed the key of \(path) while this one unlocked it; nothing was changed. Run the command again."
-            )
-        }
+        let (stored, doneElsewhere) = try VaultMetadata.readForUnlockStep(
+            db, unlockedFrom: unlocked, keys: keys, path: path,
+            isDone: { $0.formatVersion == VaultKeys.formatVersion })
+        if doneElsewhere { return stored }  // another process upgraded it while this one unlocked
         let from = stored.formatVersion
         if from >= 2 {
             // The records must be those the format-2 commitment seals, or the upgrade would bless a rollback.

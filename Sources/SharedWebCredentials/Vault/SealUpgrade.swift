@@ -13,22 +13,9 @@ enum SealUpgrade {
     static func run(
         _ db: any StoreWriter, unlockedFrom unlocked: VaultMetadata, keys: VaultKeys, path: String
     ) throws -> VaultMetadata {
-        let stored = try VaultMetadata.read(db, path: path)
-        guard stored.keyID == unlocked.keyID, stored.wrappedKey == unlocked.wrappedKey else {
-            if stored.keyID == unlocked.keyID, stored.keyEpoch > 0,
-                AuthenticatedEncryption.open(
-                    stored.wrappedKey, key: keys.wrappingKey,
-                    associatedData: VaultKeys.wrappedKeyAssociatedData(
-                        keyID: stored.keyID, protection: stored.protection, epoch: stored.keyEpoch))
-                    != nil
-            {
-                return stored  // another process sealed it while this one unlocked
-            }
-            throw SharedWebCredentialsError(
-                .vaultLocked,
-                "Another process changed the key of \(path) while this one unlocked it; nothing was changed. Run the command again."
-            )
-        }
+        let (stored, doneElsewhere) = try VaultMetadata.readForUnlockStep(
+            db, unlockedFrom: unlocked, keys: keys, path: path, isDone: { $0.keyEpoch > 0 })
+        if doneElsewhere { return stored }  // another process sealed it while this one unlocked
         guard
             try RecordCommitment.compute(db, keys: keys).matches(RecordCommitment.load(db, keys: keys, path: path))
         else {

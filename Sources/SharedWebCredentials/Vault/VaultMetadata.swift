@@ -116,3 +116,31 @@ struct VaultMetadata {
         try db.value("SELECT key_id FROM vault_meta WHERE id = 1")?.blob
     }
 }
+
+extension VaultMetadata {
+    /// The row a step run at unlock (``FormatUpgrade``, ``SealUpgrade``) finds in its write
+    /// transaction: `doneElsewhere` false when it still is the row this process unlocked from (go
+    /// on), true when another process did the same step meanwhile (`isDone` says so of the stored
+    /// row, and its key still unwraps with this process's wrapping key). Throws `.vaultLocked`
+    /// when the key was changed some other way.
+    static func readForUnlockStep(
+        _ db: any StoreReader, unlockedFrom unlocked: VaultMetadata, keys: VaultKeys, path: String,
+        isDone: (VaultMetadata) -> Bool
+    ) throws -> (row: VaultMetadata, doneElsewhere: Bool) {
+        let stored = try read(db, path: path)
+        if stored.keyID == unlocked.keyID, stored.wrappedKey == unlocked.wrappedKey { return (stored, false) }
+        if stored.keyID == unlocked.keyID, isDone(stored),
+            AuthenticatedEncryption.open(
+                stored.wrappedKey, key: keys.wrappingKey,
+                associatedData: VaultKeys.wrappedKeyAssociatedData(
+                    keyID: stored.keyID, protection: stored.protection, epoch: stored.keyEpoch))
+                != nil
+        {
+            return (stored, true)
+        }
+        throw SharedWebCredentialsError(
+            .vaultLocked,
+            "Another process changed the key of \(path) while this one unlocked it; nothing was changed. Run the command again."
+        )
+    }
+}
