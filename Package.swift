@@ -95,13 +95,22 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
+        // What every door of swcred shares below the vault (issue 49): the checks of a Unix socket,
+        // its directories and its peer (SO_PEERCRED) that the service's clients and both ends of the
+        // browser socket make, a constant-time compare, a locked buffer and libsodium's start-up.
+        // Only libsodium and Glibc, so that SwcredBrowser, which may depend on neither the vault
+        // library nor the client, shares them.
+        .target(name: "SwcredPlatform", dependencies: ["CSodium"]),
         // The KeePassXC-Browser protocol (issue 44): native-messaging framing, the crypto_box
         // session, the messages and the engine over a vault-side protocol, and RFC 6238 codes.
         // Nothing of the vault: the service's browser listener and `swcred browser host` plug the
         // vault in. swift-crypto for HMAC-SHA1, which libsodium lacks (TOTP's default).
         .target(
             name: "SwcredBrowser",
-            dependencies: ["CSodium", "SharedWebCredentialsCore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "CSodium", "SwcredPlatform", "SharedWebCredentialsCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // prctl for the process hardening (no core dumps), which Swift cannot call (variadic), and
         // the socket's POSIX ACL for --allow-uid (lsetxattr, which Glibc's Swift module lacks).
@@ -121,6 +130,7 @@ let package = Package(
             dependencies: [
                 "SharedWebCredentials",
                 "SwcredAPI",
+                "SwcredPlatform",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -156,6 +166,7 @@ let package = Package(
                 "CProcessHardening",
                 "SwcredAPI",
                 "SwcredBrowser",
+                "SwcredPlatform",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import SharedWebCredentials
+import SwcredPlatform
 
 /// What a client checks before it sends anything to a service's Unix socket (DESIGN.md: "Clients
 /// trust nothing at a path either"). Without `XDG_RUNTIME_DIR` the default socket is under
@@ -15,8 +16,9 @@ import SharedWebCredentials
 /// 4. the process listening there runs as the client's own uid or the named one: `SO_PEERCRED`
 ///    of a probe connection that sends nothing. When the kernel cannot say, the socket is refused.
 ///
-/// Nobody else can change a directory that passed, so the requests that follow reach the same
-/// socket: ``verifiedSocketPath(_:)`` returns its path with symbolic links resolved, and the
+/// The checks are ``SocketTrust``'s (SwcredPlatform), which the browser socket's ends make too;
+/// this type words their findings for the service's clients. Nobody else can change a directory
+/// that passed, so the requests that follow reach the same socket: ``verifiedSocketPath(_:)`` returns its path with symbolic links resolved, and the
 /// client connects there.
 ///
 /// A refusal is `vaultLocked` (exit 7), not `internalError` (1): to the caller a socket it must
@@ -54,7 +56,7 @@ struct ServiceSocketTrust {
         }
         let resolved = String(cString: resolvedPointer)
         free(resolvedPointer)
-        try checkSocketDirectory(resolved, try status(of: resolved, socket: path))
+        try checkSocketDirectory(resolved, socket: path)
         try checkAncestors(of: resolved, socket: path)
         let socketPath = (resolved == "/" ? "" : resolved) + "/" + name
         let socket = try status(of: socketPath, socket: path)
@@ -67,61 +69,67 @@ struct ServiceSocketTrust {
     }
 
     /// The socket's own directory: the client's or the named uid's, writable by nobody else.
-    private func checkSocketDirectory(_ directory: String, _ info: stat) throws {
-        guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw refusal("\(directory) is not a directory", "name the service's socket")
-        }
-        guard trusts(info.st_uid) else {
-            throw refusal(
-                "\(directory) is owned by \(Self.describe(info.st_uid)), not by \(expectedOwners): another user may have planted it",
-                "remove it, set XDG_RUNTIME_DIR, or pass --server-uid \(info.st_uid) if you trust that user's service")
-        }
-        guard info.st_mode & 0o022 == 0 else {
-            throw refusal(
-                "\(directory) is writable by group or others (mode \(Self.octal(info.st_mode))): another user could replace the socket",
-                "make it private (chmod 700 \(directory)) and start the service again")
+    private func checkSocketDirectory(_ directory: String, socket: String) throws {
+        do {
+            try SocketTrust.checkDirectory(directory, trusts: trusts)
+        } catch {
+            throw refusal(error, socket: socket)
         }
     }
 
     /// Every directory above the socket's, from `/` down: root's, the client's or the named
     /// uid's, and writable by group or others only if sticky.
     private func checkAncestors(of directory: String, socket: String) throws {
-        var ancestors = directory == "/" ? [] : ["/"]
-        var prefix = ""
-        for component in directory.split(separator: "/").dropLast() {
-            prefix += "/" + component
-            ancestors.append(prefix)
+        do {
+            try SocketTrust.checkAncestors(of: directory, trusts: trusts, stopAtMissing: false)
+        } catch {
+            throw refusal(error, socket: socket)
         }
-        for ancestor in ancestors { try checkAncestor(ancestor, try status(of: ancestor, socket: socket)) }
     }
 
-    private func checkAncestor(_ directory: String, _ info: stat) throws {
-        guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw refusal("\(directory), above the socket, is not a directory", "name the service's socket")
-        }
-        guard info.st_uid == 0 || trusts(info.st_uid) else {
-            throw refusal(
-                "\(directory), above the socket, is owned by \(Self.describe(info.st_uid)), not by root or \(expectedOwners): that user could move the socket's directory",
-                "put the socket elsewhere, or pass --server-uid \(info.st_uid) if you trust that user")
-        }
-        guard info.st_mode & 0o022 == 0 || info.st_mode & S_ISVTX != 0 else {
-            throw refusal(
-                "\(directory), above the socket, is writable by group or others without the sticky bit (mode \(Self.octal(info.st_mode)))",
+    /// The client's wording of a shared check's finding: what was found, and what to do.
+    private func refusal(_ finding: SocketTrustError, socket: String) -> SharedWebCredentialsError {
+        switch finding {
+        case .symbolicLink(let directory):
+            return refusal("\(directory) is a symbolic link", "name the directory it points to, if you trust it")
+        case .notADirectory(let directory):
+            return refusal("\(directory) is not a directory", "name the service's socket")
+        case .notOwned(let directory, let owner):
+            return refusal(
+                "\(directory) is owned by \(Self.describe(owner)), not by \(expectedOwners): another user may have planted it",
+                "remove it, set XDG_RUNTIME_DIR, or pass --server-uid \(owner) if you trust that user's service")
+        case .writableByOthers(let directory, let mode):
+            return refusal(
+                "\(directory) is writable by group or others (mode \(Self.octal(mode))): another user could replace the socket",
+                "make it private (chmod 700 \(directory)) and start the service again")
+        case .ancestorNotADirectory(let directory):
+            return refusal("\(directory), above the socket, is not a directory", "name the service's socket")
+        case .ancestorNotOwned(let directory, let owner, _):
+            return refusal(
+                "\(directory), above the socket, is owned by \(Self.describe(owner)), not by root or \(expectedOwners): that user could move the socket's directory",
+                "put the socket elsewhere, or pass --server-uid \(owner) if you trust that user")
+        case .ancestorWritableByOthers(let directory, _, let mode):
+            return refusal(
+                "\(directory), above the socket, is writable by group or others without the sticky bit (mode \(Self.octal(mode)))",
                 "put the socket elsewhere, or make the directory private")
+        case .peerCredentialsUnavailable(let code):
+            return refusal(
+                "cannot tell which user listens on \(socket) (SO_PEERCRED: \(String(cString: strerror(code))))",
+                "check that it is the service's socket")
+        case .systemCallFailed(_, let path, let code):
+            let reason = String(cString: strerror(code))
+            if code == ENOENT || code == ENOTDIR {
+                return SharedWebCredentialsError.noService(at: socket, "\(path): \(reason)")
+            }
+            return refusal("cannot check \(path): \(reason)", "check the socket's path and its permissions")
         }
     }
 
     /// Connects a probe that sends nothing and requires its peer to run as a trusted uid.
     private func checkPeer(_ socketPath: String, socket shown: String) throws {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(socketPath.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        guard let address = SocketTrust.address(socketPath) else {
             throw SharedWebCredentialsError(
                 .invalidInput, "\(socketPath) is too long for a Unix socket: name a shorter path to the service")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
         }
         // Non-blocking: a listener that never accepts cannot stall the client.
         let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
@@ -131,12 +139,7 @@ struct ServiceSocketTrust {
                 .internalError, "cannot make a socket to check the service: \(String(cString: strerror(errno)))")
         }
         defer { close(descriptor) }
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else {
+        guard SocketTrust.connect(descriptor, to: address) == 0 else {
             throw SharedWebCredentialsError.noService(at: shown, String(cString: strerror(errno)))
         }
         try checkPeer(of: descriptor, listeningOn: socketPath)
@@ -145,14 +148,11 @@ struct ServiceSocketTrust {
     /// Requires the peer of the connected `descriptor` to run as a trusted uid; when
     /// `SO_PEERCRED` fails, the peer is refused.
     func checkPeer(of descriptor: Int32, listeningOn socketPath: String) throws {
-        var peer = PeerCredentials()
-        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
-        guard getsockopt(descriptor, SOL_SOCKET, soPeerCred, &peer, &length) == 0,
-            Int(length) == MemoryLayout<PeerCredentials>.size
-        else {
-            throw refusal(
-                "cannot tell which user listens on \(socketPath) (SO_PEERCRED: \(String(cString: strerror(errno))))",
-                "check that it is the service's socket")
+        let peer: SocketPeer
+        do {
+            peer = try SocketTrust.peer(of: descriptor)
+        } catch {
+            throw refusal(error, socket: socketPath)
         }
         guard trusts(peer.uid) else {
             throw refusal(
@@ -204,15 +204,3 @@ struct ServiceSocketTrust {
         "0" + String(mode & 0o7777, radix: 8)
     }
 }
-
-/// `struct ucred` of `<sys/socket.h>` (pid_t, uid_t, gid_t), which Glibc's Swift module leaves
-/// out because it needs `_GNU_SOURCE`. No uid until the kernel fills it in (not root's 0).
-private struct PeerCredentials {
-    var pid: Int32 = 0
-    var uid: UInt32 = .max
-    var gid: UInt32 = .max
-}
-
-/// `SO_PEERCRED` (17 on x86, ARM and the other architectures of asm-generic), hidden from Swift
-/// for the same reason.
-private let soPeerCred: Int32 = 17

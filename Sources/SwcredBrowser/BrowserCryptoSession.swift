@@ -1,5 +1,6 @@
 import CSodium
 import Foundation
+import SwcredPlatform
 
 /// The encryption of one browser session of the KeePassXC-Browser protocol: libsodium's
 /// `crypto_box` (X25519, XSalsa20-Poly1305) between the extension's session key and a key pair

@@ -1,5 +1,6 @@
 import CSodium
 import Foundation
+import SwcredPlatform
 
 /// A 24-byte `crypto_box` nonce of the KeePassXC-Browser protocol, carried as base64.
 ///

@@ -1,5 +1,6 @@
 import CSodium
 import Foundation
+import SwcredPlatform
 
 /// What the engine did with one message: the reply to send back (if any) and, when it refused,
 /// why.

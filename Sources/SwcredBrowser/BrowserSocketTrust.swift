@@ -1,8 +1,8 @@
 import Glibc
+import SwcredPlatform
 
-/// The checks both ends of the browser socket make, with the rules of the service's own socket
-/// (`SocketPreparation` and `PeerCredentials` in SwcredService, which this module cannot import:
-/// it depends on nothing of the service), written again here with Glibc:
+/// The checks both ends of the browser socket make: the service clients' (``SocketTrust`` in
+/// SwcredPlatform, which both doors share) with the browser socket's wording:
 ///
 /// - the socket's directory is a real directory (not a symbolic link), owned by this process's
 ///   uid and writable by nobody else; the listener creates it (and missing parents) 0700;
@@ -38,67 +38,36 @@ public enum BrowserSocketTrust {
     /// owned by `uid` and not writable by group or others; returns its permission bits.
     @discardableResult
     public static func checkDirectory(_ directory: String, uid: uid_t = getuid()) throws(BrowserSocketError) -> mode_t {
-        var info = stat()
-        guard lstat(directory, &info) == 0 else {
-            throw .systemCallFailed(call: "lstat", path: directory, errno: errno)
+        do {
+            return try SocketTrust.checkDirectory(directory) { $0 == uid }
+        } catch {
+            throw BrowserSocketError(error)
         }
-        switch info.st_mode & S_IFMT {
-        case S_IFDIR: break
-        case S_IFLNK: throw .directoryIsSymbolicLink(directory)
-        default: throw .notADirectory(directory)
-        }
-        guard info.st_uid == uid else { throw .directoryNotOwned(directory, owner: info.st_uid) }
-        guard info.st_mode & (S_IWGRP | S_IWOTH) == 0 else {
-            throw .directoryWritableByOthers(directory, mode: info.st_mode & 0o7777)
-        }
-        return info.st_mode & 0o7777
     }
 
     /// Checks every directory above `directory`, from `/` down, as the service's clients do
-    /// (`ServiceSocketTrust`): each is root's or `uid`'s, and writable by group or others only
-    /// with the sticky bit (as `/tmp` is). Whoever can write one of them could move the socket's
-    /// directory away and put one of their own in its place. Symbolic links among them are
-    /// followed (`/var/run` is one). The check stops at the first that does not exist.
+    /// (``SocketTrust/checkAncestors(of:trusts:stopAtMissing:)``): each is root's or `uid`'s, and
+    /// writable by group or others only with the sticky bit. The check stops at the first that
+    /// does not exist: it and every one below it are yet to be made (0700, ours).
     public static func checkAncestors(of directory: String, uid: uid_t = getuid()) throws(BrowserSocketError) {
-        var ancestors = directory == "/" ? [] : ["/"]
-        var prefix = ""
-        for component in directory.split(separator: "/").dropLast() {
-            prefix += "/" + component
-            ancestors.append(prefix)
-        }
-        for ancestor in ancestors {
-            var info = stat()
-            guard stat(ancestor, &info) == 0 else {
-                // A missing one, and every one below it, is yet to be made (0700, ours).
-                if errno == ENOENT { return }
-                throw .systemCallFailed(call: "stat", path: ancestor, errno: errno)
-            }
-            guard info.st_mode & S_IFMT == S_IFDIR else { throw .notADirectory(ancestor) }
-            guard info.st_uid == 0 || info.st_uid == uid else {
-                throw .ancestorNotTrusted(ancestor, owner: info.st_uid, mode: info.st_mode & 0o7777)
-            }
-            guard info.st_mode & (S_IWGRP | S_IWOTH) == 0 || info.st_mode & S_ISVTX != 0 else {
-                throw .ancestorNotTrusted(ancestor, owner: info.st_uid, mode: info.st_mode & 0o7777)
-            }
+        do {
+            try SocketTrust.checkAncestors(of: directory, trusts: { $0 == uid }, stopAtMissing: true)
+        } catch {
+            throw BrowserSocketError(error)
         }
     }
 
-    /// The uid of the process at the other end of the connected Unix socket `descriptor`.
-    public static func peerUID(of descriptor: Int32) throws(BrowserSocketError) -> uid_t {
-        var credentials = PeerCredentialsLayout()
-        var length = socklen_t(MemoryLayout<PeerCredentialsLayout>.size)
-        let status = getsockopt(descriptor, SOL_SOCKET, soPeerCred, &credentials, &length)
-        guard status == 0 else { throw .peerCredentialsUnavailable(errno: errno) }
-        guard length == socklen_t(MemoryLayout<PeerCredentialsLayout>.size) else {
-            throw .peerCredentialsUnavailable(errno: EINVAL)
+    /// Refuses a peer whose uid is not `uid`; returns the peer's credentials.
+    @discardableResult
+    public static func checkPeer(of descriptor: Int32, uid: uid_t = getuid()) throws(BrowserSocketError) -> SocketPeer {
+        let peer: SocketPeer
+        do {
+            peer = try SocketTrust.peer(of: descriptor)
+        } catch {
+            throw BrowserSocketError(error)
         }
-        return credentials.uid
-    }
-
-    /// Refuses a peer whose uid is not `uid`.
-    public static func checkPeer(of descriptor: Int32, uid: uid_t = getuid()) throws(BrowserSocketError) {
-        let peer = try peerUID(of: descriptor)
-        guard peer == uid else { throw .peerNotOwner(peerUID: peer, uid: uid) }
+        guard peer.uid == uid else { throw .peerNotOwner(peerUID: peer.uid, uid: uid) }
+        return peer
     }
 
     /// The folder part of `path` ("/" for a file at the root).
@@ -110,27 +79,15 @@ public enum BrowserSocketTrust {
 
     /// A Unix socket address for `path`, or nil when it does not fit `sun_path`.
     static func address(_ path: String) -> sockaddr_un? {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard !bytes.isEmpty, bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
-        }
-        return address
+        SocketTrust.address(path)
     }
 
     /// A new stream socket connected to `path`; throws with the connect's errno.
     static func connectedSocket(_ path: String) throws(BrowserSocketError) -> Int32 {
-        guard var address = address(path) else { throw .pathTooLong(path) }
+        guard let address = address(path) else { throw .pathTooLong(path) }
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .systemCallFailed(call: "socket", path: path, errno: errno) }
-        let status = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard status == 0 else {
+        guard SocketTrust.connect(descriptor, to: address) == 0 else {
             let failure = errno
             close(descriptor)
             throw .systemCallFailed(call: "connect", path: path, errno: failure)
@@ -145,18 +102,6 @@ public enum BrowserSocketTrust {
         return true
     }
 }
-
-/// `struct ucred` of `<sys/socket.h>`, which Glibc's Swift module leaves out (it needs
-/// `_GNU_SOURCE`).
-private struct PeerCredentialsLayout {
-    var pid: Int32 = 0
-    var uid: UInt32 = 0
-    var gid: UInt32 = 0
-}
-
-/// `SO_PEERCRED` (17 on x86, ARM and the other architectures of asm-generic), hidden from Swift
-/// for the same reason.
-private let soPeerCred: Int32 = 17
 
 /// Why the browser socket could not be set up, trusted or used; each names the path or peer.
 public enum BrowserSocketError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -208,6 +153,21 @@ public enum BrowserSocketError: Error, Equatable, Sendable, CustomStringConverti
                 "nothing listens on \(path): start `swcred serve --browser` first (or KeePassXC with browser integration)"
         case .systemCallFailed(let call, let path, let code):
             return "\(call) \(path) failed: \(String(cString: strerror(code)))"
+        }
+    }
+
+    /// The browser socket's wording of a shared check's finding.
+    init(_ finding: SocketTrustError) {
+        switch finding {
+        case .symbolicLink(let path): self = .directoryIsSymbolicLink(path)
+        case .notADirectory(let path), .ancestorNotADirectory(let path): self = .notADirectory(path)
+        case .notOwned(let path, let owner): self = .directoryNotOwned(path, owner: owner)
+        case .writableByOthers(let path, let mode): self = .directoryWritableByOthers(path, mode: mode)
+        case .ancestorNotOwned(let path, let owner, let mode), .ancestorWritableByOthers(let path, let owner, let mode):
+            self = .ancestorNotTrusted(path, owner: owner, mode: mode)
+        case .peerCredentialsUnavailable(let code): self = .peerCredentialsUnavailable(errno: code)
+        case .systemCallFailed(let call, let path, let code):
+            self = .systemCallFailed(call: call, path: path, errno: code)
         }
     }
 }

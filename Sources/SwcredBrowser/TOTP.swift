@@ -1,6 +1,7 @@
 import CSodium
 import Crypto
 import Foundation
+import SwcredPlatform
 
 /// RFC 6238 time-based one-time passwords: HOTP (RFC 4226) over the number of `period`-second
 /// steps since the Unix epoch, with HMAC-SHA1, -SHA256 or -SHA512 and 6 to 8 digits.

@@ -1,5 +1,6 @@
 import Glibc
 import NIOCore
+import SwcredPlatform
 
 /// The process at the other end of a Unix socket connection, from `SO_PEERCRED`.
 struct PeerCredentials: Sendable, Equatable {
@@ -13,8 +14,10 @@ struct PeerCredentials: Sendable, Equatable {
     static func of(_ channel: any Channel) async throws -> PeerCredentials? {
         guard case .unixDomainSocket? = channel.localAddress else { return nil }
         guard let provider = channel as? any SocketOptionProvider else { throw Unavailable() }
-        let credentials: PeerCredentialsLayout = try await provider.unsafeGetSocketOption(
-            level: .socket, name: NIOBSDSocket.Option(rawValue: soPeerCred)
+        // The layout and option of SwcredPlatform's SocketPeer, which the clients and the browser
+        // socket read too.
+        let credentials: SocketPeer = try await provider.unsafeGetSocketOption(
+            level: .socket, name: NIOBSDSocket.Option(rawValue: SocketPeer.option)
         ).get()
         return PeerCredentials(pid: credentials.pid, uid: credentials.uid, gid: credentials.gid)
     }
@@ -22,15 +25,3 @@ struct PeerCredentials: Sendable, Equatable {
     /// A Unix socket connection whose peer offers no credentials.
     struct Unavailable: Error {}
 }
-
-/// `struct ucred` of `<sys/socket.h>` (pid_t, uid_t, gid_t), which Glibc's Swift module leaves
-/// out because it needs `_GNU_SOURCE`.
-private struct PeerCredentialsLayout {
-    var pid: Int32 = 0
-    var uid: UInt32 = 0
-    var gid: UInt32 = 0
-}
-
-/// `SO_PEERCRED` (17 on x86, ARM and the other architectures of asm-generic), hidden from Swift
-/// for the same reason.
-private let soPeerCred: Int32 = 17

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import SwcredPlatform
 
 /// Makes the socket's place safe before the server binds it: a 0700 directory that the service's
 /// user owns, no live service already answering there, and an exclusive lock held for the
@@ -75,22 +76,11 @@ enum SocketPreparation {
 
     /// Whether something accepts connections on the Unix socket at `path`.
     static func answers(_ path: String) -> Bool {
+        guard let address = SocketTrust.address(path) else { return false }
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
-        }
-        let status = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        return status == 0
+        return SocketTrust.connect(descriptor, to: address) == 0
     }
 }
 

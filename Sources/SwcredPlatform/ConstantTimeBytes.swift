@@ -1,11 +1,10 @@
 import CSodium
 
 /// Comparisons whose time does not depend on where two byte strings differ (`sodium_memcmp`).
-/// The vault library has its own `ConstantTime`; this target does not depend on it.
-enum ConstantTimeBytes {
+public enum ConstantTimeBytes {
     /// Whether `lhs` and `rhs` hold the same bytes; lengths, which are not secret, are compared
     /// first.
-    static func equal(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    public static func equal(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         guard lhs.count == rhs.count else { return false }
         guard !lhs.isEmpty else { return true }
         return sodium_memcmp(lhs, rhs, lhs.count) == 0

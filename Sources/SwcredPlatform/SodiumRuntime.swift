@@ -1,10 +1,10 @@
 import CSodium
 
 /// libsodium's one-time initialisation, done before the first call that needs it.
-enum SodiumRuntime {
+public enum SodiumRuntime {
     /// Evaluated once; `sodium_init` is safe to call repeatedly, but it must have succeeded before
     /// any key is made or any box opened.
-    static let ready: Void = {
+    public static let ready: Void = {
         precondition(sodium_init() >= 0, "libsodium could not be initialised")
     }()
 }
