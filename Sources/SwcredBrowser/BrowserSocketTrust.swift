@@ -5,33 +5,43 @@ import SwcredPlatform
 /// SwcredPlatform, which both doors share) with the browser socket's wording:
 ///
 /// - the socket's directory is a real directory (not a symbolic link), owned by this process's
-///   uid and writable by nobody else; the listener creates it (and missing parents) 0700;
+///   uid and writable by nobody else; the listener creates missing ones exactly 0700 and changes
+///   none it did not make;
 /// - the peer's uid, from `SO_PEERCRED`, is this process's own; a peer whose credentials cannot be
 ///   read is refused, never taken for a trusted one.
 public enum BrowserSocketTrust {
-    /// Creates `directory` (and missing parents) 0700 when missing, then checks it with
-    /// ``checkDirectory(_:uid:)``; group and other read and search bits of a directory that passes
-    /// are removed, as the service does for its own.
+    /// Creates `directory` (and missing parents) exactly 0700 when missing, whatever the umask
+    /// (the service runs with 0177), then checks it with ``checkDirectory(_:uid:)``. A directory
+    /// that is already there is checked and never changed: `$XDG_RUNTIME_DIR/app` is Flatpak's,
+    /// not swcred's, and KeePassXC makes the socket's own. One its owner cannot enter and write
+    /// (0700 at least) is refused by name.
     public static func makePrivateDirectory(_ directory: String, uid: uid_t = getuid()) throws(BrowserSocketError) {
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            let failure = errno
+        if mkdir(directory, 0o700) == 0 {
+            return try madePrivate(directory, uid: uid)
+        }
+        let failure = errno
+        if failure == ENOENT {
             let parent = parentDirectory(of: directory)
-            if failure == ENOENT, !parent.isEmpty, parent != directory {
-                try makePrivateDirectory(parent, uid: uid)
-                if mkdir(directory, 0o700) == 0 || errno == EEXIST { return try tighten(directory, uid: uid) }
+            guard !parent.isEmpty, parent != directory else {
+                throw .systemCallFailed(call: "mkdir", path: directory, errno: failure)
             }
+            try makePrivateDirectory(parent, uid: uid)
+            if mkdir(directory, 0o700) == 0 { return try madePrivate(directory, uid: uid) }
+            guard errno == EEXIST else { throw .systemCallFailed(call: "mkdir", path: directory, errno: errno) }
+        } else if failure != EEXIST {
             throw .systemCallFailed(call: "mkdir", path: directory, errno: failure)
         }
-        try tighten(directory, uid: uid)
+        let mode = try checkDirectory(directory, uid: uid)
+        guard mode & S_IRWXU == S_IRWXU else { throw .directoryNotUsable(directory, mode: mode) }
     }
 
-    private static func tighten(_ directory: String, uid: uid_t) throws(BrowserSocketError) {
-        let mode = try checkDirectory(directory, uid: uid)
-        if mode & 0o077 != 0 {
-            guard chmod(directory, 0o700) == 0 else {
-                throw .systemCallFailed(call: "chmod", path: directory, errno: errno)
-            }
+    /// Sets the directory this process just made to exactly 0700 (the umask takes bits away),
+    /// then checks it.
+    private static func madePrivate(_ directory: String, uid: uid_t) throws(BrowserSocketError) {
+        guard chmod(directory, 0o700) == 0 else {
+            throw .systemCallFailed(call: "chmod", path: directory, errno: errno)
         }
+        try checkDirectory(directory, uid: uid)
     }
 
     /// Checks that `directory` is a directory (a symbolic link is refused, whatever it points at),
@@ -109,6 +119,9 @@ public enum BrowserSocketError: Error, Equatable, Sendable, CustomStringConverti
     case notADirectory(String)
     case directoryNotOwned(String, owner: uid_t)
     case directoryWritableByOthers(String, mode: mode_t)
+    /// A directory on the way to the socket that its owner cannot enter or write (not made by
+    /// swcred, so left as it is).
+    case directoryNotUsable(String, mode: mode_t)
     /// A directory above the socket's belongs to another user, or others may write it and it is
     /// not sticky.
     case ancestorNotTrusted(String, owner: uid_t, mode: mode_t)
@@ -134,6 +147,9 @@ public enum BrowserSocketError: Error, Equatable, Sendable, CustomStringConverti
         case .directoryWritableByOthers(let path, let mode):
             return
                 "the browser socket's directory \(path) is writable by others (mode \(String(mode, radix: 8))): make it 0700"
+        case .directoryNotUsable(let path, let mode):
+            return
+                "\(path) has mode \(String(mode, radix: 8)): you cannot enter or write it, so the browser socket cannot be made under it; swcred changes no folder it did not make: make it 0700 (chmod 700 \(path))"
         case .ancestorNotTrusted(let path, let owner, let mode):
             return
                 "\(path), above the browser socket, is owned by uid \(owner) with mode \(String(mode, radix: 8)): it must be root's or yours (uid \(getuid())) and writable by others only with the sticky bit, or another user could replace the socket's directory"

@@ -341,14 +341,23 @@ struct BrowserSocketListenerTests {
             try start()
         }
         chmod(runtime.path + "/app", 0o700)
-        // Readable by others but not writable: made private, and served.
+        // One its owner cannot enter or write (as a 0177 umask made it): named, and left as it is.
+        mkdir(directory, 0o600)
+        chmod(directory, 0o600)
+        #expect(throws: BrowserSocketError.directoryNotUsable(directory, mode: 0o600)) { try start() }
+        #expect(mode(of: directory) & 0o777 == 0o600)
+        #expect(
+            BrowserSocketError.directoryNotUsable(directory, mode: 0o600).description.contains(
+                "make it 0700 (chmod 700 \(directory))"))
+        rmdir(directory)
+        // Readable by others but not writable: served, and its mode, which swcred did not set, kept.
         mkdir(directory, 0o755)
         chmod(directory, 0o755)
         let listener = BrowserSocketListener(
             location: location, makeEngine: { _ in BrowserProtocolEngine(vault: MemoryVault()) })
         try listener.start()
         defer { listener.stop() }
-        #expect(mode(of: directory) & 0o777 == 0o700)
+        #expect(mode(of: directory) & 0o777 == 0o755)
     }
 
     @Test("a peer that does not read its replies is dropped, after the one it did not read")

@@ -13,6 +13,18 @@ public final class TemporaryDirectory: Sendable {
             at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
+    /// A new private directory `/tmp/swr-XXXXXX` to serve as a user's `XDG_RUNTIME_DIR`: short, so
+    /// that KeePassXC's socket path under it (71 more bytes) fits a Unix socket address.
+    public static func runtime() throws -> TemporaryDirectory {
+        var template = Array("/tmp/swr-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
+        return TemporaryDirectory(url: URL(fileURLWithPath: String(cString: made), isDirectory: true))
+    }
+
+    private init(url: URL) {
+        self.url = url
+    }
+
     /// A path inside the directory.
     public func path(_ name: String) -> String {
         url.appendingPathComponent(name).path

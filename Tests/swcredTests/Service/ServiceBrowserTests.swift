@@ -2,6 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `swcred serve --browser` end to end with a KeePassXC-Browser client nobody here wrote
 /// (keepassxc-browser-api from PyPI, driven by Tests/Browser/kpxc_client.py): the owner approves
 /// the association in the consent routes, the client gets a site's logins, saves one, generates a
@@ -263,5 +267,57 @@ extension FileHandle {
             if first == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
             bytes.append(first)
         }
+    }
+}
+
+extension ServiceBrowserTests {
+    /// Issue 49, item 1: the service runs with a 0177 umask, which made KeePassXC's folders 0600;
+    /// root enters those anyway, so this is a test as an ordinary uid. `app/` is Flatpak's too: a
+    /// mode swcred did not set is never changed.
+    @Test(
+        "--browser at KeePassXC's path in XDG_RUNTIME_DIR, with and without app/: the folders it makes are 0700 and one already there keeps its mode"
+    )
+    func runtimeFolders() async throws {
+        try await ServiceFixture.with { fixture in
+            for existingApp: mode_t? in [nil, 0o755, 0o700] {
+                let runtimeDirectory = try TemporaryDirectory.runtime()
+                let runtime = runtimeDirectory.url.path
+                if let existingApp {
+                    #expect(mkdir(runtime + "/app", existingApp) == 0 && chmod(runtime + "/app", existingApp) == 0)
+                }
+                let folder = runtime + "/app/org.keepassxc.KeePassXC"
+                let socket = folder + "/org.keepassxc.KeePassXC.BrowserServer"
+                try fixture.start(["--browser"], environment: ["XDG_RUNTIME_DIR": runtime])
+                let log = try fixture.running.log
+                #expect(Self.mode(runtime + "/app") == (existingApp ?? 0o700), "app/ made 0700 or left as it was")
+                #expect(Self.mode(folder) == 0o700)
+                #expect(Self.mode(socket) == 0o600)
+                #expect(Self.answers(socket), "\(log)")
+                #expect(try fixture.running.stop() == 0)
+            }
+        }
+    }
+
+    /// The permission bits of `path`, or nil when it is missing.
+    static func mode(_ path: String) -> mode_t? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return info.st_mode & 0o7777
+    }
+
+    /// Whether something accepts a connection on the Unix socket at `path`.
+    static func answers(_ path: String) -> Bool {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
+        }
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        } == 0
     }
 }
