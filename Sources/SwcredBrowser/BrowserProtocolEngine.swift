@@ -51,6 +51,9 @@ public actor BrowserProtocolEngine {
         return BrowserJSONWriter.data(["action": action.rawValue])
     }
 
+    /// Whether a key exchange (`change-public-keys`) has made a session on this connection.
+    public var hasSession: Bool { !clients.isEmpty }
+
     /// The association proven in the session of `clientID`, if any (for the service's records).
     public func association(ofClient clientID: String) -> String? {
         clients[clientID]?.association

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import SwcredPlatform
 
 /// The Unix socket `keepassxc-proxy` (and `swcred browser host`) connects to, served with one
 /// ``BrowserProtocolEngine`` per connection.
@@ -17,12 +18,23 @@ import Glibc
 /// is created 0700 and must be ours and writable by nobody else, never a symbolic link; the
 /// socket is 0600; each peer's uid (`SO_PEERCRED`) must be this process's. A live listener at the
 /// path (KeePassXC, most likely) is never taken over; a stale socket file is replaced.
+///
+/// No process of the owner's can shut the browser out (issue 49): a connection that has not
+/// finished its key exchange (`change-public-keys`) within ``keyExchangeTimeout`` is closed, and
+/// one peer process (`SO_PEERCRED`'s pid) holds at most ``maximumConnectionsPerProcess``, fewer
+/// than ``maximumConnections``, so one process never takes every place.
 public final class BrowserSocketListener: @unchecked Sendable {
     /// Makes the engine for a new connection; the argument numbers connections from 1.
     public typealias EngineFactory = @Sendable (_ connectionID: UInt64) -> BrowserProtocolEngine
 
     /// The default bound on simultaneous connections; one more is closed at once.
     public static let defaultMaximumConnections = 16
+    /// The default bound on one peer process's simultaneous connections: a browser's host holds
+    /// one per extension that talks to it.
+    public static let defaultMaximumConnectionsPerProcess = 4
+    /// How long, by default, a connection may take to finish its key exchange; the extension's
+    /// first message is its key exchange, sent at once.
+    public static let defaultKeyExchangeTimeout: Double = 10
     /// How long a write waits by default for the peer to read the message before it; past that
     /// the peer is stuck and the connection is dropped.
     public static let defaultDrainTimeout: Double = 10
@@ -33,6 +45,10 @@ public final class BrowserSocketListener: @unchecked Sendable {
     public let legacyLinkPath: String?
     /// The most connections served at once.
     public let maximumConnections: Int
+    /// The most connections one peer process (by pid) holds at once.
+    public let maximumConnectionsPerProcess: Int
+    /// How long, in seconds, a connection may stay open without a finished key exchange.
+    public let keyExchangeTimeout: Double
     /// The longest message accepted from a peer.
     public let maximumMessageLength: Int
     /// How long, in seconds, a write waits for the peer to read the message before it.
@@ -55,13 +71,16 @@ public final class BrowserSocketListener: @unchecked Sendable {
     private final class Connection: @unchecked Sendable {
         let id: UInt64
         let descriptor: Int32
+        /// The peer process's pid, from `SO_PEERCRED` when it connected.
+        let peerPID: Int32
         let writes: DispatchQueue
         /// Set on the write queue once a write failed; later writes are skipped.
         var broken = false
 
-        init(id: UInt64, descriptor: Int32) {
+        init(id: UInt64, descriptor: Int32, peerPID: Int32) {
             self.id = id
             self.descriptor = descriptor
+            self.peerPID = peerPID
             writes = DispatchQueue(label: "swcred.browser.connection.\(id)")
         }
     }
@@ -81,11 +100,15 @@ public final class BrowserSocketListener: @unchecked Sendable {
     /// engine's refusals by connection number), never a message's content.
     public init(
         socketPath: String, legacyLinkPath: String? = nil, maximumConnections: Int = defaultMaximumConnections,
+        maximumConnectionsPerProcess: Int = defaultMaximumConnectionsPerProcess,
         maximumMessageLength: Int = NativeMessageFraming.maximumIncomingLength,
-        drainTimeout: Double = defaultDrainTimeout,
+        drainTimeout: Double = defaultDrainTimeout, keyExchangeTimeout: Double = defaultKeyExchangeTimeout,
         log: @escaping @Sendable (String) -> Void = { _ in }, makeEngine: @escaping EngineFactory
     ) {
-        precondition(maximumConnections > 0)
+        precondition(maximumConnections > 0 && keyExchangeTimeout > 0)
+        precondition(maximumConnectionsPerProcess > 0 && maximumConnectionsPerProcess <= maximumConnections)
+        self.maximumConnectionsPerProcess = maximumConnectionsPerProcess
+        self.keyExchangeTimeout = keyExchangeTimeout
         self.drainTimeout = drainTimeout
         self.socketPath = socketPath
         self.legacyLinkPath = legacyLinkPath
@@ -251,22 +274,36 @@ public final class BrowserSocketListener: @unchecked Sendable {
     }
 
     private func admit(_ descriptor: Int32) {
+        let peerPID: Int32
         do {
-            try BrowserSocketTrust.checkPeer(of: descriptor, uid: uid)
+            peerPID = try BrowserSocketTrust.checkPeer(of: descriptor, uid: uid).pid
         } catch {
             log("refused a connection on \(socketPath): \(error)")
             close(descriptor)
             return
         }
-        let connection: Connection? = lock.withLock {
-            guard !stopping, connections.count < maximumConnections else { return nil }
-            let connection = Connection(id: nextConnectionID, descriptor: descriptor)
+        let admitted: Result<Connection, AdmissionRefusal> = lock.withLock {
+            guard !stopping else { return .failure(.stopping) }
+            guard connections.count < maximumConnections else { return .failure(.full) }
+            let held = connections.values.count { $0.peerPID == peerPID }
+            guard held < maximumConnectionsPerProcess else { return .failure(.processFull) }
+            let connection = Connection(id: nextConnectionID, descriptor: descriptor, peerPID: peerPID)
             nextConnectionID += 1
             connections[connection.id] = connection
-            return connection
+            return .success(connection)
         }
-        guard let connection else {
-            log("refused a connection on \(socketPath): \(maximumConnections) are already open")
+        let connection: Connection
+        switch admitted {
+        case .success(let admitted): connection = admitted
+        case .failure(let refusal):
+            switch refusal {
+            case .stopping: break
+            case .full: log("refused a connection on \(socketPath): \(maximumConnections) are already open")
+            case .processFull:
+                log(
+                    "refused a connection on \(socketPath): process \(peerPID) already holds \(maximumConnectionsPerProcess)"
+                )
+            }
             close(descriptor)
             return
         }
@@ -279,9 +316,19 @@ public final class BrowserSocketListener: @unchecked Sendable {
         thread.start()
     }
 
+    /// Why a connection was not admitted.
+    private enum AdmissionRefusal: Error {
+        case stopping
+        case full
+        /// Its process already holds ``maximumConnectionsPerProcess``.
+        case processFull
+    }
+
     // MARK: - One connection
 
     private func serve(_ connection: Connection, engine: BrowserProtocolEngine) {
+        let keyExchangeDeadline = DispatchTime.now().uptimeNanoseconds + UInt64(keyExchangeTimeout * 1e9)
+        var exchanged = false
         var splitter = BrowserJSONStreamSplitter(maximumLength: maximumMessageLength)
         let capacity = 64 * 1024
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 1)
@@ -296,8 +343,18 @@ public final class BrowserSocketListener: @unchecked Sendable {
             }
         }
         while true {
+            if !exchanged {
+                let now = DispatchTime.now().uptimeNanoseconds
+                guard now < keyExchangeDeadline else {
+                    log(
+                        "closed connection \(connection.id) on \(socketPath): no key exchange within \(keyExchangeTimeout) s"
+                    )
+                    return
+                }
+                Self.setReceiveTimeout(connection.descriptor, nanoseconds: keyExchangeDeadline - now)
+            }
             let count = recv(connection.descriptor, buffer.baseAddress, capacity, 0)
-            if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) { continue }
             guard count > 0 else { return }
             let messages: [[UInt8]]
             do {
@@ -307,32 +364,49 @@ public final class BrowserSocketListener: @unchecked Sendable {
                 return
             }
             for message in messages {
-                let outcome = Self.handle(message, engine: engine, descriptor: connection.descriptor)
+                let (outcome, hasSession) = Self.handle(message, engine: engine, descriptor: connection.descriptor)
                 if let refusal = outcome.refusal { log("connection \(connection.id): \(refusal)") }
                 if let reply = outcome.reply {
                     lock.withLock { enqueue(reply, on: connection) }
+                }
+                if hasSession && !exchanged {
+                    exchanged = true
+                    Self.setReceiveTimeout(connection.descriptor, nanoseconds: 0)
                 }
             }
         }
     }
 
+    /// Makes a `recv` on `descriptor` give up after `nanoseconds` (0: wait for ever).
+    private static func setReceiveTimeout(_ descriptor: Int32, nanoseconds: UInt64) {
+        // A timeout that rounds to 0 would mean no timeout at all: at least 1 µs.
+        let microseconds = nanoseconds == 0 ? 0 : max(nanoseconds / 1000, 1)
+        var timeout = timeval(tv_sec: Int(microseconds / 1_000_000), tv_usec: Int(microseconds % 1_000_000))
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     /// Runs the engine's async `handle` from this connection's own thread. While it runs (an
     /// association waits for the owner), the peer is watched: when it hangs up, the request is
-    /// cancelled, so that the owner is not asked about a browser that is gone.
+    /// cancelled, so that the owner is not asked about a browser that is gone. Returns the
+    /// outcome and whether the engine now holds a key exchange's session.
     private static func handle(
         _ message: [UInt8], engine: BrowserProtocolEngine, descriptor: Int32
-    ) -> BrowserEngineOutcome {
-        final class Box: @unchecked Sendable { var outcome: BrowserEngineOutcome? }
+    ) -> (BrowserEngineOutcome, hasSession: Bool) {
+        final class Box: @unchecked Sendable {
+            var outcome: BrowserEngineOutcome?
+            var hasSession = false
+        }
         let box = Box()
         let done = DispatchSemaphore(value: 0)
         let task = Task {
             box.outcome = await engine.handle(message)
+            box.hasSession = await engine.hasSession
             done.signal()
         }
         while done.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
             if !task.isCancelled, peerHungUp(descriptor) { task.cancel() }
         }
-        return box.outcome!
+        return (box.outcome!, box.hasSession)
     }
 
     /// Whether the peer closed its end (POLLHUP, or POLLRDHUP: it will send nothing more).

@@ -284,3 +284,47 @@ struct BrowserRelayTests {
         }
     }
 }
+
+extension BrowserRelayTests {
+    /// Issue 49, item 7: with a bound of 16 connections and no deadline, 16 idle connections of
+    /// one process left the real browser's host nothing.
+    @Test("a process that opens the socket 16 times and sends nothing does not shut out swcred browser host")
+    func idleProcessDoesNotShutOutTheHost() async throws {
+        let fixture = try ListenerFixture()
+        let hog = Process()
+        hog.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        hog.arguments = [
+            "-c",
+            """
+            import socket, sys
+            held = []
+            for _ in range(16):
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(sys.argv[1])
+                held.append(s)
+            print("ready", flush=True)
+            sys.stdin.read()
+            """,
+            fixture.socketPath,
+        ]
+        let input = Pipe()
+        let output = Pipe()
+        hog.standardInput = input
+        hog.standardOutput = output
+        try hog.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            hog.waitUntilExit()
+        }
+        let ready = try await offPool { output.fileHandleForReading.availableData }
+        #expect(String(decoding: ready, as: UTF8.self) == "ready\n")
+        #expect(fixture.log.waitFor("process \(hog.processIdentifier) already holds 4"))
+        let host = try NativeHostTransport(
+            executable: try BuiltSwcred.require(), arguments: ["browser", "host", "--socket", fixture.socketPath],
+            environment: ["PATH": "/usr/bin:/bin"])
+        try host.send(keyExchange())
+        #expect(object(try await host.receive())?["success"] as? String == "true")
+        let (status, stderr) = try await host.finish()
+        #expect(status == 0, "\(stderr)")
+    }
+}

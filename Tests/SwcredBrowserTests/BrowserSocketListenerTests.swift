@@ -47,14 +47,18 @@ final class ListenerFixture {
     let listener: BrowserSocketListener
     var socketPath: String { runtime.location.socketPath }
 
-    init(maximumConnections: Int = 16, drainTimeout: Double = 10, start: Bool = true) throws {
+    init(
+        maximumConnections: Int = 16, maximumConnectionsPerProcess: Int = 4, drainTimeout: Double = 10,
+        keyExchangeTimeout: Double = 10, start: Bool = true
+    ) throws {
         runtime = try RuntimeFolder()
         let vault = vault
         let log = log
         let location = runtime.location
         listener = BrowserSocketListener(
             socketPath: location.socketPath, legacyLinkPath: location.legacyPath,
-            maximumConnections: maximumConnections, drainTimeout: drainTimeout, log: { log.record($0) },
+            maximumConnections: maximumConnections, maximumConnectionsPerProcess: maximumConnectionsPerProcess,
+            drainTimeout: drainTimeout, keyExchangeTimeout: keyExchangeTimeout, log: { log.record($0) },
             makeEngine: { _ in BrowserProtocolEngine(vault: vault) })
         if start { try listener.start() }
     }
@@ -223,7 +227,7 @@ struct BrowserSocketListenerTests {
 
     @Test("connections past the bound are closed at once; the open ones go on")
     func connectionBound() async throws {
-        let fixture = try ListenerFixture(maximumConnections: 2)
+        let fixture = try ListenerFixture(maximumConnections: 2, maximumConnectionsPerProcess: 2)
         let open = try (0..<2).map { _ in try fixture.connect() }
         #expect(fixture.waitForConnections(2))
         let third = try fixture.connect()
@@ -473,5 +477,39 @@ struct BrowserSocketListenerTests {
         #expect(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         #expect(fixture.log.waitFor("runs as uid 61002, not as you (uid 0)"))
         #expect(await fixture.vault.calls.isEmpty)
+    }
+}
+
+/// Issue 49, item 7: one process of the owner's cannot shut the browser out.
+extension BrowserSocketListenerTests {
+    @Test("a connection without a key exchange is closed at its deadline, even one that sent part of a message")
+    func keyExchangeDeadline() async throws {
+        let fixture = try ListenerFixture(keyExchangeTimeout: 0.5)
+        let exchanged = try fixture.connect()
+        try exchanged.send(keyExchange(clientID: "one"))
+        #expect(object(try await exchanged.receive())?["success"] as? String == "true")
+        let silent = try fixture.connect()
+        let dripping = try fixture.connect()
+        try dripping.sendRaw(Array("{\"action\":".utf8))
+        #expect(await silent.closedWithoutReply())
+        #expect(await dripping.closedWithoutReply())
+        #expect(fixture.log.waitFor("no key exchange within 0.5 s"))
+        // The exchanged connection has no deadline: served after the others' passed.
+        usleep(600_000)
+        try exchanged.send(keyExchange(clientID: "two"))
+        #expect(object(try await exchanged.receive())?["success"] as? String == "true")
+        #expect(fixture.waitForConnections(1))
+    }
+
+    @Test("one process holds at most 4 connections; its fifth is closed at once and the four go on")
+    func connectionsPerProcess() async throws {
+        let fixture = try ListenerFixture()
+        let open = try (0..<4).map { _ in try fixture.connect() }
+        #expect(fixture.waitForConnections(4))
+        let fifth = try fixture.connect()
+        #expect(await fifth.closedWithoutReply())
+        #expect(fixture.log.waitFor("process \(getpid()) already holds 4"))
+        try open[3].send(keyExchange())
+        #expect(object(try await open[3].receive())?["success"] as? String == "true")
     }
 }
