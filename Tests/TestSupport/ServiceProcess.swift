@@ -46,6 +46,7 @@ public final class ServiceProcess: @unchecked Sendable {
     public static func launch(
         socketPath: String, arguments: [String] = [], environment: [String: String], logPath: String
     ) throws -> Process {
+        try TestPass.requireOrdinaryUserInUserPass()
         let process = Process()
         process.executableURL = SwcredProcess.executableURL
         process.arguments = ["serve", "--socket", socketPath] + arguments

@@ -43,6 +43,7 @@ public enum SwcredProcess {
         stdin: Data? = nil,
         executable: URL? = nil
     ) throws -> Result {
+        try TestPass.requireOrdinaryUserInUserPass()
         let process = Process()
         process.executableURL = executable ?? executableURL
         process.arguments = arguments

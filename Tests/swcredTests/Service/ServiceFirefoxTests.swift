@@ -10,7 +10,8 @@ import Testing
 /// served over HTTPS on loopback with a CA the profile trusts, is filled with the vault's
 /// credential (a screenshot of it is kept in .build/test-artifacts); a sign-up's new password is
 /// saved through the extension's banner; the app approved for shop.example then gets it through
-/// the service.
+/// the service. Like a user's, everything runs as the test's ordinary uid (Scripts/test), with a HOME
+/// and an XDG_RUNTIME_DIR of its own, and no path given to the service or the host.
 @Suite("swcred serve --browser: Firefox ESR with KeePassXC-Browser", .serialized)
 struct ServiceFirefoxTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -69,8 +70,10 @@ struct ServiceFirefoxTests {
             let csv = "Title,URL,Username,Password,Notes,OTPAuth\nShop,https://shop.example/,alice,Pw-alice-1,,\n"
             let file = try fixture.gated.directory.writePrivateFile("import.csv", csv)
             try fixture.gated.expect(["import", file, "--format", "apple-csv", "--yes"], status: 0)
-            let socket = fixture.gated.directory.path("browser/kpxc.sock")
-            try fixture.start(["--browser"], environment: ["SWCRED_BROWSER_SOCKET": socket])
+            // The user's own runtime folder, as a login session has it: the service listens at
+            // KeePassXC's path there, where the host Firefox starts finds it.
+            let runtime = try TemporaryDirectory.runtime()
+            try fixture.start(["--browser"], environment: ["XDG_RUNTIME_DIR": runtime.url.path])
 
             // shop.example's pages, with a CA of their own that only the browser's profile trusts.
             let ca = try TestCertificateAuthority(name: "swcred Firefox test CA")
@@ -101,7 +104,7 @@ struct ServiceFirefoxTests {
                 "--new-login", "grace", "--new-password", "Pw-grace-from-firefox",
             ]
             driver.environment = [
-                "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home, "SWCRED_BROWSER_SOCKET": socket,
+                "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": home, "XDG_RUNTIME_DIR": runtime.url.path,
             ]
             let output = Pipe()
             let errors = Pipe()
