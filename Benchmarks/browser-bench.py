@@ -3,7 +3,9 @@
 One process, one connection each, interleaved rounds (the order rotates every round), so that a
 noisy machine weighs on both alike: read the ratios of the medians, not the times. Then the
 service's CPU time and resident memory over an idle interval with the browser still connected.
-Run by Benchmarks/browser.sh.
+Run by Benchmarks/browser.sh. With --count-instructions N (Benchmarks/browser-instructions.sh, the
+service under callgrind) it times nothing: for get-logins and then the request, it warms up, zeroes
+the service's counters, makes N calls and dumps them.
 """
 
 import argparse
@@ -12,6 +14,7 @@ import json
 import os
 import socket
 import statistics
+import subprocess
 import time
 
 import keepassxc_browser_api.client as kpxc
@@ -55,6 +58,7 @@ def main():
     parser.add_argument("--keepassxc-socket")
     parser.add_argument("--keepassxc-association", help="JSON: id, id_key, key of the stored association")
     parser.add_argument("--keepassxc-batch", type=int, default=1)
+    parser.add_argument("--count-instructions", type=int, metavar="CALLS")
     arguments = parser.parse_args()
 
     keepassxc = None
@@ -105,6 +109,17 @@ def main():
         response = service.getresponse()
         response.read()
         assert response.status == 200, response.status
+
+    if arguments.count_instructions:
+        for function in (get_logins, request):
+            for _ in range(50):
+                function()
+            subprocess.run(["callgrind_control", "--zero", str(arguments.pid)], check=True, capture_output=True)
+            for _ in range(arguments.count_instructions):
+                function()
+            subprocess.run(["callgrind_control", "--dump", str(arguments.pid)], check=True, capture_output=True)
+        browser.disconnect()
+        return
 
     measured = {"get-logins (bridge)": get_logins, "request (service)": request, "floor (GET /v1/health)": floor}
     batches = {name: arguments.batch for name in measured}

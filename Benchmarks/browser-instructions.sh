@@ -19,59 +19,13 @@ source "$here/service-setup.sh"
 
 # Symbols stay (callgrind names functions), DWARF goes: valgrind 3.19 cannot read Swift's DWARF 5.
 strip --strip-debug -o swcred-serve "$bin/swcred-serve"
-mkdir -m 700 browser
-SWCRED_BROWSER_SOCKET="$work/browser/kpxc.sock" valgrind --tool=callgrind --callgrind-out-file="$work/bridge.callgrind" \
-    ./swcred-serve --socket "$work/run/swcred.sock" --browser --log-level warning "${net[@]}" >service.log 2>&1 &
-service_pid=$!
-pids+=("$service_pid")
-for _ in $(seq 1200); do [ -S run/swcred.sock ] && [ -S browser/kpxc.sock ] && break; sleep 0.1; done
-[ -S browser/kpxc.sock ] || { cat service.log >&2; echo "browser instructions: the service did not start" >&2; exit 1; }
-
-(sleep 1 && printf 'y\n\n' | script -qec "$bin/swcred consent --once --socket $work/run/swcred.sock" /dev/null \
-    >consent.log 2>&1) &
-pids+=($!)
-"$python" - "$work" "$service_pid" "$calls" "$domain" <<'PYTHON'
-import http.client, json, socket, subprocess, sys
-import keepassxc_browser_api.client as kpxc
-from keepassxc_browser_api import BrowserClient, BrowserConfig
-
-work, pid, calls, domain = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-kpxc._get_keepassxc_socket_path = lambda: f"{work}/browser/kpxc.sock"
-browser = BrowserClient(BrowserConfig())
-browser.connect()
-browser.change_public_keys()
-browser.associate()
-
-class UnixConnection(http.client.HTTPConnection):
-    def __init__(self, path):
-        super().__init__("localhost")
-        self.socket_path = path
-    def connect(self):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(self.socket_path)
-
-service = UnixConnection(f"{work}/run/swcred.sock")
-token = open(f"{work}/token").read().strip()
-headers = {"Content-Type": "application/json", "Authorization": "Bearer " + token}
-
-def get_logins():
-    assert len(browser.get_logins(f"https://{domain}/")) == 1
-
-def request():
-    service.request("POST", "/v1/credentials/request", body=json.dumps({"domain": domain}), headers=headers)
-    response = service.getresponse()
-    response.read()
-    assert response.status == 200, response.status
-
-for name, call in (("get-logins", get_logins), ("request", request)):
-    for _ in range(50):
-        call()
-    subprocess.run(["callgrind_control", "--zero", pid], check=True, capture_output=True)
-    for _ in range(calls):
-        call()
-    subprocess.run(["callgrind_control", "--dump", pid], check=True, capture_output=True)
-browser.disconnect()
-PYTHON
+# shellcheck source=Benchmarks/browser-service.sh
+source "$here/browser-service.sh"
+start_browser_service 120 valgrind --tool=callgrind --callgrind-out-file="$work/bridge.callgrind" \
+    ./swcred-serve --socket "$work/run/swcred.sock" --browser --log-level warning "${net[@]}"
+"$python" "$here/browser-bench.py" --browser-socket "$work/browser/kpxc.sock" \
+    --service-socket "$work/run/swcred.sock" --token-file token --domain "$domain" --account bench@example.com \
+    --pid "$service_pid" --count-instructions "$calls"
 per_call() { echo $(($(sed -n 's/^summary: \([0-9]*\)/\1/p' "$1") / calls)); }
 bridge="$(per_call "$work/bridge.callgrind.1")"
 served="$(per_call "$work/bridge.callgrind.2")"

@@ -68,18 +68,9 @@ kpxc_socket="$kpxc/r/app/org.keepassxc.KeePassXC/org.keepassxc.KeePassXC.Browser
 for _ in $(seq 300); do [ -S "$kpxc_socket" ] && break; sleep 0.1; done
 [ -S "$kpxc_socket" ] || { cat keepassxc.log >&2; echo "browser bench: keepassxc did not start" >&2; exit 1; }
 
-mkdir -m 700 browser
-SWCRED_BROWSER_SOCKET="$work/browser/kpxc.sock" "$bin/swcred" serve --socket "$work/run/swcred.sock" --browser \
-    --log-level warning "${net[@]}" >service.log 2>&1 &
-service_pid=$!
-pids+=("$service_pid")
-for _ in $(seq 300); do [ -S run/swcred.sock ] && [ -S browser/kpxc.sock ] && break; sleep 0.1; done
-[ -S browser/kpxc.sock ] || { cat service.log >&2; echo "browser bench: swcred serve --browser did not start" >&2; exit 1; }
-
-# The owner answers the association request the client makes first: y, then Enter for the name.
-(sleep 1 && printf 'y\n\n' | script -qec "$bin/swcred consent --once --socket $work/run/swcred.sock" /dev/null \
-    >consent.log 2>&1) &
-pids+=($!)
+# shellcheck source=Benchmarks/browser-service.sh
+source "$here/browser-service.sh"
+start_browser_service 30 "$bin/swcred" serve --socket "$work/run/swcred.sock" --browser --log-level warning "${net[@]}"
 "$python" "$here/browser-bench.py" --browser-socket "$work/browser/kpxc.sock" \
     --service-socket "$work/run/swcred.sock" --token-file token --domain "$domain" --account bench@example.com \
     --pid "$service_pid" --keepassxc-socket "$kpxc_socket" --keepassxc-association association.json \
