@@ -115,6 +115,9 @@ let package = Package(
         // prctl for the process hardening (no core dumps), which Swift cannot call (variadic), and
         // the socket's POSIX ACL for --allow-uid (lsetxattr, which Glibc's Swift module lacks).
         .target(name: "CProcessHardening"),
+        // Hands the runtime the conformance records swcred's link deferred (lazy-conformances.ld),
+        // once the command line is parsed.
+        .target(name: "CConformanceRegistration", exclude: ["lazy-conformances.ld"]),
         // What swcred and swcred-serve each do to their own process first: not dumpable, no core,
         // no backtracer, secrets scrubbed from the environment.
         .target(name: "SwcredHardening", dependencies: ["CProcessHardening"]),
@@ -148,14 +151,26 @@ let package = Package(
                 "SharedWebCredentialsClient",
                 "SharedWebCredentialsTransfer",
                 "SwcredBrowser",
+                "CConformanceRegistration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            // The static Swift runtime's link arguments export every symbol of the package's own
-            // objects (47,000, 4 MB of .dynsym and .dynstr), and the runtime's start-up calls
-            // dladdr, which searches that table linearly: 1.6 M instructions of every call, 7% of
-            // `swcred --version` (Benchmarks/README.md, Start-up). Nothing looks them up: crash
-            // backtraces read the file's own symbol table. A no-op for dynamic (debug) builds.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
+            linkerSettings: [
+                .unsafeFlags([
+                    // The static Swift runtime's link arguments export every symbol of the
+                    // package's own objects (47,000, 4 MB of .dynsym and .dynstr), and the
+                    // runtime's start-up calls dladdr, which searches that table linearly: 1.6 M
+                    // instructions of every call, 7% of `swcred --version` (Benchmarks/README.md,
+                    // Start-up). Nothing looks them up: crash backtraces read the file's own
+                    // symbol table. A no-op for dynamic (debug) builds.
+                    "-Xlinker", "--no-export-dynamic",
+                    // The third-party packages' conformance records (all but argument parsing's)
+                    // in a section the runtime does not scan while the command line is parsed:
+                    // two thirds of the records, which every cast during parsing scanned
+                    // (Sources/CConformanceRegistration). lld, for the script's INSERT.
+                    "-use-ld=lld", "-Xlinker", "-T",
+                    "-Xlinker", Context.packageDirectory + "/Sources/CConformanceRegistration/lazy-conformances.ld",
+                ])
+            ]
         ),
         // The vault service (`swcred serve` runs it): Hummingbird on a Unix socket.
         .target(

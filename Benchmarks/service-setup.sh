@@ -1,9 +1,9 @@
 # The setup both service benchmarks share (sourced by Benchmarks/service.sh and
 # Benchmarks/service-instructions.sh, with $bin and $here set): a scratch folder ($work, the
 # current directory, removed on exit with every process in $pids), an HTTPS site on loopback that
-# approves the app ($net: the options that reach it), a vault of 100,001 credentials with the
-# default Argon2id settings (SWCRED_VAULT, SWCRED_PASSPHRASE), and a request-only token in
-# `token`.
+# approves the app ($net: the options that reach it), a vault of 100,001 credentials (FILLERS=N in
+# the environment makes it N + 1) with the default Argon2id settings (SWCRED_VAULT,
+# SWCRED_PASSPHRASE), and a request-only token in `token`.
 work="$(mktemp -d -t swcred-service-bench.XXXXXX)"
 pids=()
 cleanup() {
@@ -37,5 +37,5 @@ export SWCRED_PASSPHRASE="service benchmark passphrase, never a real one"
 printf 'Xq7-vL9p-Rt2w-Kd4m-Zs8b' |
     "$bin/swcred" add --app "$app" --domain "$domain" --account bench@example.com --password-stdin --yes "${net[@]}" \
         2>/dev/null
-"$bin/service-bench" fill "$SWCRED_VAULT" 100000
+"$bin/service-bench" fill "$SWCRED_VAULT" "${FILLERS:-100000}"
 (umask 077 && "$bin/swcred" app token create "$app" --allow request >token 2>/dev/null)

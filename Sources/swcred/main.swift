@@ -1,4 +1,5 @@
 import ArgumentParser
+import CConformanceRegistration
 import SharedWebCredentials
 import SwcredHardening
 
@@ -27,11 +28,15 @@ func runSwcred() async -> Int32 {
     return status
 }
 
-/// Runs the command line's command.
+/// Runs the command line's command. The third-party packages' conformance records reach the
+/// runtime once the command line is parsed, before anything else runs: parsing casts only argument
+/// parsing's and swcred's own types, and a cast the runtime has not cached scans every record it
+/// knows (Sources/CConformanceRegistration). Help and version never need them.
 @MainActor
 func runCommand() async -> Int32 {
     do {
         var command = try SwcredCommand.parseAsRoot()
+        swcred_register_deferred_conformances()
         if var asyncCommand = command as? AsyncParsableCommand {
             try await asyncCommand.run()
         } else {
@@ -39,10 +44,12 @@ func runCommand() async -> Int32 {
         }
         return 0
     } catch let error as SharedWebCredentialsError {
+        swcred_register_deferred_conformances()
         Terminal.printError(error.message)
         return ExitStatus.code(for: error.code)
     } catch {
         let status = SwcredCommand.exitCode(for: error)
+        if status != .success { swcred_register_deferred_conformances() }
         let message = SwcredCommand.fullMessage(for: error)
         if status == .success {
             if !message.isEmpty { print(message) }
