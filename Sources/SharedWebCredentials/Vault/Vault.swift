@@ -160,7 +160,7 @@ public final class Vault: Sendable {
             try metadata.write(db)
             try RecordCommitment.empty().storeUnsealed(db, keys: keys)
             try AuditChain.initialize(db, keys: keys)
-            try GrantSet.storeUnsealed(db, keys: keys)
+            try GrantSet.storeFirstUnsealed(db, keys: keys)
             try StateSeal.reseal(db, keys: keys, path: storage.location)
         }
         return Vault(
@@ -357,13 +357,14 @@ public final class Vault: Sendable {
         let wrappingKey = try PasswordHashing.deriveKey(
             length: AuthenticatedEncryption.keyLength, passphrase: newPassphrase, salt: salt, parameters: chosen)
         let protection = VaultMetadata.Protection.passphrase(salt: salt, parameters: chosen)
-        try replaceKey(protection: protection, operation: .passwd) { db, current in
+        try replaceKey(protection: protection, operation: .passwd) { db, current, granted in
             guard rotatingKey else { return (current.rewrapped(under: wrappingKey), []) }
             // App tokens are hashed under the old key: a rotation revokes them, as `rotateKey` does.
             let revocations = try AppTokenStore.revokeAll(
                 db, keys: current, vault: self, reason: "revoked by `swcred passwd --rekey`")
             return (
-                try reencryptEverything(db, from: current, to: VaultKeys.generate(wrappingKey: wrappingKey)),
+                try reencryptEverything(
+                    db, from: current, to: VaultKeys.generate(wrappingKey: wrappingKey), granted: granted),
                 revocations
             )
         }
@@ -379,12 +380,12 @@ public final class Vault: Sendable {
     @discardableResult
     public func rotateKey() throws -> KeyRotation {
         var revoked = 0
-        try replaceKey(protection: unlocked.withLock { $0.protection }, operation: .rekey) { db, current in
+        try replaceKey(protection: unlocked.withLock { $0.protection }, operation: .rekey) { db, current, granted in
             let revocations = try AppTokenStore.revokeAll(
                 db, keys: current, vault: self, reason: "revoked by the vault key's rotation")
             revoked = revocations.count
             let newKeys = try reencryptEverything(
-                db, from: current, to: VaultKeys.generate(wrappingKey: current.wrappingKey))
+                db, from: current, to: VaultKeys.generate(wrappingKey: current.wrappingKey), granted: granted)
             return (newKeys, revocations)
         }
         return KeyRotation(revokedAppTokens: revoked)
@@ -407,11 +408,11 @@ public final class Vault: Sendable {
         }
     }
 
-    /// Re-seals every record and re-MACs every authenticated row under `newKeys`, after checking
-    /// the records against the commitment under the old keys (a rotation must not bless a
-    /// tampered vault).
+    /// Re-seals every record and re-MACs every granted row (authentic and in `granted`) under
+    /// `newKeys`, after checking the records against the commitment under the old keys (a
+    /// rotation must not bless a tampered vault).
     private func reencryptEverything(
-        _ db: any StoreWriter, from oldKeys: VaultKeys, to newKeys: VaultKeys
+        _ db: any StoreWriter, from oldKeys: VaultKeys, to newKeys: VaultKeys, granted: Set<[UInt8]>
     ) throws
         -> VaultKeys
     {
@@ -422,7 +423,7 @@ public final class Vault: Sendable {
         try CredentialStore.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
         try NeverSaveStore.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
         try PasskeyStore.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
-        try AuthenticatedRows.remacAll(db, from: oldKeys, to: newKeys, path: path)
+        try AuthenticatedRows.remacAll(db, from: oldKeys, to: newKeys, granted: granted)
         try AuditChain.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
         return newKeys
     }
@@ -432,7 +433,9 @@ public final class Vault: Sendable {
     /// records `operation` in the audit log in the same transaction.
     private func replaceKey(
         protection: VaultMetadata.Protection, operation: AuditOperation,
-        _ makeKeys: (any StoreWriter, VaultKeys) throws -> (VaultKeys, revocations: [AuditEvent])
+        _ makeKeys: (any StoreWriter, VaultKeys, _ granted: Set<[UInt8]>) throws -> (
+            VaultKeys, revocations: [AuditEvent]
+        )
     ) throws {
         let expected = unlocked.withLock { $0 }
         let replaced = try sealedWrite { db -> UnlockedKey in
@@ -444,10 +447,12 @@ public final class Vault: Sendable {
                 )
             }
             // The state must be the sealed one before the new key seals it: a change of key never
-            // blesses a rollback.
+            // blesses a rollback. Rows the grant set does not hold go first (audited): re-MACed
+            // under the new key they would be blessed, and left they would stop the change.
             _ = try SealedState.load(db, keys: expected.keys, path: path)
-            try GrantSet.requireNothingPutBack(db, keys: expected.keys, path: path)
-            let (newKeys, revocations) = try makeKeys(db, expected.keys)
+            let granted = try GrantSet.load(db, keys: expected.keys, path: path)
+            let ungranted = try GrantSet.removeUngranted(db, granted: granted, keys: expected.keys)
+            let (newKeys, revocations) = try makeKeys(db, expected.keys, granted)
             // One epoch more at every change, so that a copy of the old row (the old passphrase's
             // wrapping, or the retired key) is behind the epoch every process here saw since.
             let metadata = Self.metadata(for: newKeys, protection: protection, epoch: stored.keyEpoch + 1)
@@ -457,11 +462,16 @@ public final class Vault: Sendable {
                 // were re-sealed, so the commitment under the new key starts from them.
                 try RecordCommitment.compute(db, keys: newKeys).storeUnsealed(db, keys: newKeys)
             }
-            try GrantSet.storeUnsealed(db, keys: newKeys)
+            // Under a new key, the only authentic rows are those re-MACed from granted ones just
+            // now; under the same key, the set stays what it was, less what is gone.
+            let live = Set(try GrantSet.macs(db, keys: newKeys))
+            try GrantSet.storeUnsealed(
+                newKeys.keyID != expected.keys.keyID ? live : granted.intersection(live), db: db, keys: newKeys)
             try StateSeal.reseal(db, keys: newKeys, path: path)
+            let removal = GrantSet.removalEntry(ungranted, operation: operation)
             _ = try AuditChain.append(
-                revocations + [AuditEvent(actor: .owner, operation: operation)], at: Date(), db: db, keys: newKeys,
-                path: path)
+                revocations + (removal.map { [$0] } ?? []) + [AuditEvent(actor: .owner, operation: operation)],
+                at: Date(), db: db, keys: newKeys, path: path)
             return UnlockedKey(keys: newKeys, protection: protection, wrappedKey: metadata.wrappedKey)
         }
         unlocked.withLock { $0 = replaced }
@@ -602,29 +612,31 @@ public final class Vault: Sendable {
         try await sealedWrite(durability: durability) { db in try body(db, self.currentKeys(db)) }
     }
 
-    /// Runs `body`, which adds, changes or deletes rows of `apps`, `associations` or `app_tokens`,
-    /// in a write transaction with the current keys: no authentic row may be missing from the
-    /// sealed grant set before (a write never blesses a row put back), and the new set is sealed
-    /// in the same transaction (``GrantSet``).
-    func write<T>(grants body: (any StoreWriter, VaultKeys) throws -> T) throws -> T {
+    /// Runs `body`, which adds, changes or deletes rows of `apps`, `associations`, `app_tokens`
+    /// or `browser_associations` and records each in its ``GrantChanges``, in a write transaction
+    /// with the current keys. The sealed grant set changes by what `body` recorded and nothing
+    /// else (a row that appeared in the tables otherwise stays out of it), and is sealed in the
+    /// same transaction (``GrantSet``).
+    func write<T>(grants body: (any StoreWriter, VaultKeys, GrantChanges) throws -> T) throws -> T {
         try sealedWrite { db in try self.inGrantsTransaction(db, body) }
     }
 
     /// ``write(grants:)`` on the engine's own threads.
-    func write<T: Sendable>(grants body: @escaping @Sendable (any StoreWriter, VaultKeys) throws -> T) async throws -> T
-    {
+    func write<T: Sendable>(
+        grants body: @escaping @Sendable (any StoreWriter, VaultKeys, GrantChanges) throws -> T
+    ) async throws -> T {
         try await sealedWrite { db in try self.inGrantsTransaction(db, body) }
     }
 
     private func inGrantsTransaction<T>(
-        _ db: any StoreWriter, _ body: (any StoreWriter, VaultKeys) throws -> T
+        _ db: any StoreWriter, _ body: (any StoreWriter, VaultKeys, GrantChanges) throws -> T
     ) throws
         -> T
     {
         let keys = try currentKeys(db)
-        try GrantSet.requireNothingPutBack(db, keys: keys, path: path)
-        let result = try body(db, keys)
-        try GrantSet.store(db, keys: keys, path: path)
+        let changes = GrantChanges(sealed: try GrantSet.load(db, keys: keys, path: path))
+        let result = try body(db, keys, changes)
+        try GrantSet.store(changes.result(live: Set(GrantSet.macs(db, keys: keys))), db: db, keys: keys, path: path)
         return result
     }
 
