@@ -200,6 +200,23 @@ struct GrantRollbackTests {
         #expect(report.grantRowsPutBack == 1 && report.grantRowsMissing == 1, "\(report)")
     }
 
+    @Test("a forged token or browser row is reported by table and count", arguments: StorageEngine.allCases)
+    func forgedRowsReported(engine: StorageEngine) throws {
+        let directory = try TemporaryDirectory()
+        let (vault, writer) = try makeVault(engine, in: directory)
+        let issued = try vault.appTokens.create(app: Self.app, permissions: [.request], consent: .none, expiresAt: nil)
+        try vault.browsers.add(id: "firefox", identificationKey: Array(repeating: 7, count: 32))
+        #expect(try vault.integrityReport().unauthenticRows.isEmpty)
+        // A wider grant on the token and on the browser, their MACs kept.
+        try writer.execute("UPDATE app_tokens SET permissions = 'add,delete,request' WHERE id = '\(issued.record.id)'")
+        try writer.execute("UPDATE browser_associations SET allow_http = 1 WHERE id = 'firefox'")
+        let report = try vault.integrityReport()
+        #expect(report.untrustedAppTokens == 1 && report.untrustedBrowserAssociations == 1, "\(report)")
+        #expect(report.unauthenticRows.map(\.table) == ["app_tokens", "browser_associations"], "\(report)")
+        #expect(!report.isIntact)
+        #expect(report.problems.contains { $0.hasPrefix("1 app token(s) failed authentication") }, "\(report.problems)")
+    }
+
     @Test("a row removed behind swcred's back is reported, and the owner can still remove what is left")
     func rowRemoved() throws {
         let directory = try TemporaryDirectory()
