@@ -455,7 +455,8 @@ public final class Vault: Sendable {
             let (newKeys, revocations) = try makeKeys(db, expected.keys, granted)
             // One epoch more at every change, so that a copy of the old row (the old passphrase's
             // wrapping, or the retired key) is behind the epoch every process here saw since.
-            let metadata = Self.metadata(for: newKeys, protection: protection, epoch: stored.keyEpoch + 1)
+            let epoch = try StoredNumber.adding(1, to: stored.keyEpoch, "The key epoch", path: path)
+            let metadata = Self.metadata(for: newKeys, protection: protection, epoch: epoch)
             try metadata.write(db)
             if newKeys.keyID != expected.keys.keyID {
                 // A new key: the records were checked against the old commitment before they
