@@ -120,6 +120,20 @@ struct GrantRollbackTests {
         #expect(try vault.integrityReport().grantRowsPutBack == (engine == .sqlite ? 0 : 1))
     }
 
+    @Test("a table owner's trigger that cancels swcred's deletion does not keep the revoked token in the set")
+    func deletionCancelledByTrigger() throws {
+        let directory = try TemporaryDirectory()
+        let (vault, writer) = try makeVault(.postgresql, in: directory)
+        let issued = try vault.appTokens.create(app: Self.app, permissions: [.request], consent: .none, expiresAt: nil)
+        try writer.execute(
+            "CREATE FUNCTION keep() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$; CREATE TRIGGER keep BEFORE DELETE ON app_tokens FOR EACH ROW EXECUTE FUNCTION keep()"
+        )
+        #expect(try vault.appTokens.revoke(id: issued.record.id))
+        let refused = failure { _ = try vault.appTokens.authenticate(issued.token) }
+        #expect(refused?.code == .integrityFailure, "\(String(describing: refused))")
+        #expect(refused?.message.contains("is not in its sealed grant set") == true, "\(String(describing: refused))")
+    }
+
     @Test(
         "a row put back never stops the owner: revoking, removing and rekeying go through and delete it, audited",
         arguments: StorageEngine.allCases, ["token revoke", "browser revoke", "app remove", "rekey"])
