@@ -78,6 +78,14 @@ public struct AppTokenStore: Sendable {
         }
     }
 
+    /// The ids of the token rows that grant nothing because the sealed grant set does not hold
+    /// them (put back behind swcred's back): listings mark them, and any revocation deletes them.
+    public func ungrantedIDs() throws -> Set<String> {
+        try vault.read { db, keys in
+            try GrantSet.ungranted(Self.select, macColumn: 7, db: db, keys: keys, path: vault.path)
+        }
+    }
+
     /// Deletes the token with this id; returns whether there was one. A revocation appends a
     /// `token-revoke` entry to the audit log in the same transaction (the token's id and grant).
     /// It always goes through: it also deletes every row the sealed grant set does not hold,

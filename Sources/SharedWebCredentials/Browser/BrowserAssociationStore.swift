@@ -75,6 +75,15 @@ public struct BrowserAssociationStore: Sendable {
         }
     }
 
+    /// The names of the associations that grant nothing because the sealed grant set does not
+    /// hold them (put back behind swcred's back): `browser list` marks them.
+    public func ungrantedNames() throws -> Set<String> {
+        try vault.read { db, keys in
+            try GrantSet.ungranted(
+                Self.table.select, macColumn: Self.table.columns.count, db: db, keys: keys, path: vault.path)
+        }
+    }
+
     /// Changes what the association named `id` allows: http:// pages, and whether releases wait
     /// for the owner. Throws `.itemNotFound` when there is none, `.integrityFailure` when its row
     /// fails its MAC. Appends a `browser-associate` entry naming the new settings.

@@ -136,6 +136,18 @@ enum GrantSet {
         )
     }
 
+    /// The first column (the name or id) of each row `select` reads whose MAC (column `macColumn`)
+    /// the stored set does not hold: rows that grant nothing, which listings mark instead of
+    /// showing them as live. Throws `.integrityFailure` when the set is missing or its tag fails.
+    static func ungranted(
+        _ select: String, macColumn: Int, db: any StoreReader, keys: VaultKeys, path: String
+    ) throws -> Set<String> {
+        let stored = try load(db, keys: keys, path: path)
+        return Set(
+            try db.rows(select).filter { row in !(row.blob(macColumn).map(stored.contains) ?? false) }
+                .compactMap { $0.text(0) })
+    }
+
     /// The error for a set that no longer holds the rows.
     static func mismatch(_ path: String) -> SharedWebCredentialsError {
         SharedWebCredentialsError(

@@ -146,6 +146,8 @@ struct GrantRollbackTests {
         let kept = try writer.copy("app_tokens", where: "id = '\(revoked.record.id)'")
         try vault.appTokens.revoke(id: revoked.record.id)
         for statement in kept { try writer.execute(statement) }
+        #expect(try vault.appTokens.ungrantedIDs() == [revoked.record.id])
+        #expect(try vault.browsers.ungrantedNames().isEmpty)
 
         switch action {
         case "token revoke": #expect(try vault.appTokens.revoke(id: leaked.record.id))
@@ -212,6 +214,22 @@ struct GrantRollbackTests {
         #expect(refused?.code == .integrityFailure, "\(String(describing: refused))")
         let report = try vault.integrityReport()
         #expect(report.grantRowsPutBack == 1 && report.grantRowsMissing == 1, "\(report)")
+    }
+
+    @Test("a revoked browser put back is listed as granting nothing, and a revocation deletes it")
+    func browserPutBackListed() throws {
+        let directory = try TemporaryDirectory()
+        let (vault, writer) = try makeVault(.sqlite, in: directory)
+        try vault.browsers.add(id: "firefox", identificationKey: Array(repeating: 7, count: 32))
+        try vault.browsers.add(id: "chromium", identificationKey: Array(repeating: 8, count: 32))
+        let kept = try writer.copy("browser_associations", where: "id = 'firefox'")
+        try vault.browsers.revoke(id: "firefox")
+        for statement in kept { try writer.execute(statement) }
+        #expect(try vault.browsers.list().map(\.id) == ["chromium", "firefox"])
+        #expect(try vault.browsers.ungrantedNames() == ["firefox"])
+        #expect(try vault.browsers.revoke(id: "chromium"))
+        #expect(try vault.browsers.list().isEmpty)
+        #expect(try vault.integrityReport().isIntact)
     }
 
     @Test("a forged token or browser row is reported by table and count", arguments: StorageEngine.allCases)

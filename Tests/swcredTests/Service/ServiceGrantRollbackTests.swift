@@ -91,6 +91,15 @@ struct ServiceGrantRollbackTests {
             let verify = try fixture.gated.run(["status", "--verify"])
             #expect(verify.status == 9, "\(verify.stdout)\(verify.stderr)")
             #expect(verify.stdout.contains("grants:       DO NOT MATCH their sealed set"), "\(verify.stdout)")
+            // The listing marks the row instead of showing it as live, and revoking it goes through.
+            let list = try fixture.gated.expect(["app", "token", "list", GatedFixture.app], status: 0)
+            let line = list.stdout.split(separator: "\n").first { $0.hasPrefix(id) }
+            #expect(
+                line?.hasSuffix(
+                    "GRANTS NOTHING (not in the sealed grant set: put back behind swcred's back; revoke it)") == true,
+                "\(list.stdout)")
+            try fixture.gated.expect(["app", "token", "revoke", id], status: 0)
+            #expect(try fixture.gated.run(["status", "--verify"]).status == 0)
         }
     }
 
