@@ -107,6 +107,33 @@ struct VaultProcessTests {
         #expect(try client(["read", path, "stress.example", reads[0] == 0 ? "user-0" : "user-1"]).status == 0)
     }
 
+    @Test("a forged token and browser row: status --verify exits 9 and names each table, as browser list does")
+    func forgedGrantRowsExitNine() throws {
+        let directory = try TemporaryDirectory()
+        let vault = try Support.makeVault(in: directory)
+        let app = try ApplicationIdentifier("ABCDE12345.com.example.app")
+        try vault.apps.register(app, entitlements: Entitlements(strings: ["webcredentials:shop.example"]), at: Date())
+        let issued = try vault.appTokens.create(app: app, permissions: [.request], consent: .none, expiresAt: nil)
+        try vault.browsers.add(id: "firefox", identificationKey: Array(repeating: 7, count: 32))
+        let path = vault.path
+        let environment = ["SWCRED_PASSPHRASE": Support.passphrase]
+        #expect(try SwcredProcess.run(["status", "--verify", "--vault", path], environment: environment).status == 0)
+        try Support.rawDatabase(path).write { db in
+            try db.execute(
+                sql: "UPDATE app_tokens SET permissions = 'add,request' WHERE id = ?", arguments: [issued.record.id])
+            try db.execute(sql: "UPDATE browser_associations SET allow_http = 1")
+        }
+        let status = try SwcredProcess.run(["status", "--verify", "--vault", path], environment: environment)
+        #expect(status.status == 9, "\(status.stdout)\(status.stderr)")
+        #expect(
+            status.stdout.contains("unauthentic:  app_tokens 1, browser_associations 1 row(s) FAIL their MAC"),
+            "\(status.stdout)")
+        #expect(status.stderr.contains("1 app token(s) failed authentication"), "\(status.stderr)")
+        #expect(status.stderr.contains("1 browser association(s) failed authentication"), "\(status.stderr)")
+        let list = try SwcredProcess.run(["browser", "list", "--vault", path], environment: environment)
+        #expect(list.status == 9, "\(list.stdout)\(list.stderr)")
+    }
+
     @Test("four processes writing at once lose nothing and never report a locked database")
     func concurrentWriters() throws {
         let directory = try TemporaryDirectory()

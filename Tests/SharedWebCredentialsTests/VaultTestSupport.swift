@@ -40,11 +40,12 @@ enum VaultTestSupport {
                 checkedAt: checkedAt, nextCheck: checkedAt + 86_400, lastError: lastError, retryCount: 0,
                 documentDigest: nil, approvedAt: approvedAt)
         }
-        try vault.write { db, keys in
+        try vault.write(grants: { db, keys, changes in
             for record in records {
-                try AuthenticatedTable.associations.write(AssociationStore.values(of: record), db: db, keys: keys)
+                try AuthenticatedTable.associations.write(
+                    AssociationStore.values(of: record), db: db, keys: keys, changes: changes)
             }
-        }
+        })
     }
 
     /// Opens a vault with a passphrase given as a string.

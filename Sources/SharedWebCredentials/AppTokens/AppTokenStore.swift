@@ -37,8 +37,9 @@ public struct AppTokenStore: Sendable {
             id: RandomBytes.array(count: 8).map { String(format: "%02x", $0) }.joined(), app: app,
             permissions: permissions, consent: consent, createdAt: Self.wholeSeconds(now),
             expiresAt: expiresAt.map(Self.wholeSeconds))
-        try vault.write(grants: { db, keys in
+        try vault.write(grants: { db, keys, changes in
             let hash = keys.tokenHash(random)
+            let mac = Self.mac(record, tokenHash: hash, keys: keys)
             try db.execute(
                 """
                 INSERT INTO app_tokens (id, token_hash, app, permissions, consent, created_at, expires_at, mac)
@@ -48,8 +49,9 @@ public struct AppTokenStore: Sendable {
                     .text(record.id), .blob(hash), .text(app.description), .text(AppPermission.listText(permissions)),
                     .text(consent.rawValue), .integer(Self.seconds(record.createdAt)),
                     StoreValue(record.expiresAt.map(Self.seconds), StoreValue.integer),
-                    .blob(Self.mac(record, tokenHash: hash, keys: keys)),
+                    .blob(mac),
                 ])
+            changes.wrote(mac)
             try AuditChain.append(
                 AuditEvent(
                     actor: .owner, operation: .tokenCreate, app: app.description, detail: Self.auditDetail(record)),
@@ -76,22 +78,38 @@ public struct AppTokenStore: Sendable {
         }
     }
 
+    /// The ids of the token rows that grant nothing because the sealed grant set does not hold
+    /// them (put back behind swcred's back): listings mark them, and any revocation deletes them.
+    public func ungrantedIDs() throws -> Set<String> {
+        try vault.read { db, keys in
+            try GrantSet.ungranted(Self.select, macColumn: 7, db: db, keys: keys, path: vault.path)
+        }
+    }
+
     /// Deletes the token with this id; returns whether there was one. A revocation appends a
     /// `token-revoke` entry to the audit log in the same transaction (the token's id and grant).
+    /// It always goes through: it also deletes every row the sealed grant set does not hold,
+    /// with an entry of its own (``GrantChanges/removeUngranted(db:keys:operation:)``).
     @discardableResult
     public func revoke(id: String) throws -> Bool {
-        try vault.write(grants: { db, keys -> Bool in
-            guard let row = try db.row("\(Self.select) WHERE id = ?", [.text(id)]) else { return false }
-            // A row that fails its MAC is revoked all the same; its entry says so instead of
-            // repeating a grant that cannot be trusted.
-            let record = try? verified(row, db: db, keys: keys)
-            try db.execute("DELETE FROM app_tokens WHERE id = ?", [.text(id)])
-            try AuditChain.append(
-                AuditEvent(
-                    actor: .owner, operation: .tokenRevoke, app: record?.app.description ?? row.text(2),
-                    detail: record.map(Self.auditDetail) ?? "token \(id); its stored row failed authentication"),
-                at: Date(), db: db, keys: keys, path: vault.path)
-            return true
+        try vault.write(grants: { db, keys, changes -> Bool in
+            let row = try db.row("\(Self.select) WHERE id = ?", [.text(id)])
+            var entries: [AuditEvent] = []
+            if let row {
+                // A row that fails its MAC is revoked all the same; its entry says so instead of
+                // repeating a grant that cannot be trusted.
+                let record = try? verified(row, db: db, keys: keys)
+                try changes.delete(from: "app_tokens", where: "id = ?", [.text(id)], db: db)
+                entries.append(
+                    AuditEvent(
+                        actor: .owner, operation: .tokenRevoke, app: record?.app.description ?? row.text(2),
+                        detail: record.map(Self.auditDetail) ?? "token \(id); its stored row failed authentication"))
+            }
+            if let removal = try changes.removeUngranted(db: db, keys: keys, operation: .tokenRevoke) {
+                entries.append(removal)
+            }
+            if !entries.isEmpty { try AuditChain.append(entries, at: Date(), db: db, keys: keys, path: vault.path) }
+            return row != nil
         })
     }
 

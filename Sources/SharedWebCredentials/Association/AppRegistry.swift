@@ -28,22 +28,24 @@ public struct AppRegistry: Sendable {
         }
         let domains = entitlements.entries.map { AssociationStore.domainKey(for: $0) }
         let identifier = StoreValue.text(app.description)
-        try vault.write(grants: { db, keys in
+        try vault.write(grants: { db, keys, changes in
             // A re-registration keeps the first registration date, if that row is authentic.
             let existing = try db.row("\(Self.table.select) WHERE application_identifier = ?", [identifier])
             let registeredAt: StoreValue =
                 if let existing, Self.table.isAuthentic(existing, keys: keys) { existing[2] } else { .date(date) }
             let certificatesChanged = existing.map { $0[3] != fingerprints } ?? false
-            try Self.table.write([identifier, .text(json), registeredAt, fingerprints], db: db, keys: keys)
+            try Self.table.write(
+                [identifier, .text(json), registeredAt, fingerprints], db: db, keys: keys, changes: changes)
             if certificatesChanged {
-                try db.execute("DELETE FROM associations WHERE app = ?", [identifier])
+                try changes.delete(from: "associations", where: "app = ?", [identifier], db: db)
             }
             let kept = Set(zip(entitlements.entries.map(\.service.rawValue), domains).map { "\($0) \($1)" })
             let rows = try db.rows("SELECT service, domain FROM associations WHERE app = ?", [identifier])
             for row in rows where !kept.contains("\(row.text(0) ?? "") \(row.text(1) ?? "")") {
-                try db.execute(
-                    "DELETE FROM associations WHERE service = ? AND app = ? AND domain = ?",
-                    [row[0], identifier, row[1]])
+                try changes.delete(
+                    from: "associations", where: "service = ? AND app = ? AND domain = ?",
+                    [row[0], identifier, row[1]],
+                    db: db)
             }
             try AuditChain.append(
                 AuditEvent(actor: .owner, operation: .appAdd, app: app.description), at: Date(), db: db, keys: keys,
@@ -122,16 +124,20 @@ public struct AppRegistry: Sendable {
 
     /// Removes `app` and its verdicts; returns whether it was registered. Works on a row that
     /// fails authentication too, which is how such a row is got rid of. Records an `app-remove`
-    /// audit entry in the same transaction (also when the app was not registered).
+    /// audit entry in the same transaction (also when the app was not registered), and always
+    /// goes through: it also deletes every row the sealed grant set does not hold, with an entry
+    /// of its own (``GrantChanges/removeUngranted(db:keys:operation:)``).
     @discardableResult
     public func remove(_ app: ApplicationIdentifier) throws -> Bool {
-        try vault.write(grants: { db, keys in
-            try db.execute("DELETE FROM associations WHERE app = ?", [.text(app.description)])
+        try vault.write(grants: { db, keys, changes in
+            try changes.delete(from: "associations", where: "app = ?", [.text(app.description)], db: db)
             let removed =
-                try db.execute("DELETE FROM apps WHERE application_identifier = ?", [.text(app.description)]) > 0
+                try changes.delete(
+                    from: "apps", where: "application_identifier = ?", [.text(app.description)], db: db) > 0
+            let removal = try changes.removeUngranted(db: db, keys: keys, operation: .appRemove)
             try AuditChain.append(
-                AuditEvent(actor: .owner, operation: .appRemove, app: app.description), at: Date(), db: db, keys: keys,
-                path: vault.path)
+                [AuditEvent(actor: .owner, operation: .appRemove, app: app.description)] + (removal.map { [$0] } ?? []),
+                at: Date(), db: db, keys: keys, path: vault.path)
             return removed
         })
     }

@@ -80,16 +80,19 @@ public struct AssociationStore: Sendable {
     /// re-checked. `actor` is ``AuditActor/owner`` for `swcred verify`, ``AuditActor/service``
     /// for the service's background re-verifier, the app for a check its request set off.
     public func save(_ records: [AssociationRecord], by actor: AuditActor = .owner) throws {
-        try vault.write(grants: { db, keys in try Self.save(records, by: actor, db: db, keys: keys, path: vault.path) })
+        try vault.write(grants: { db, keys, changes in
+            try Self.save(records, by: actor, db: db, keys: keys, changes: changes, path: vault.path)
+        })
     }
 
     /// Saves `records` in the caller's write transaction, auditing each changed verdict.
     private static func save(
-        _ records: [AssociationRecord], by actor: AuditActor, db: any StoreWriter, keys: VaultKeys, path: String
+        _ records: [AssociationRecord], by actor: AuditActor, db: any StoreWriter, keys: VaultKeys,
+        changes: GrantChanges, path: String
     ) throws {
         for record in records {
             let previous = try storedVerdict(of: record, db: db, keys: keys)
-            try table.write(values(of: record), db: db, keys: keys)
+            try table.write(values(of: record), db: db, keys: keys, changes: changes)
             if previous != record.verdict.rawValue {
                 try AuditChain.append(
                     AuditEvent(
@@ -102,8 +105,8 @@ public struct AssociationStore: Sendable {
 
     /// ``save(_:by:)-([AssociationRecord],_)`` on the storage engine's threads.
     public func save(_ records: [AssociationRecord], by actor: AuditActor = .owner) async throws {
-        try await vault.write(grants: { [self] db, keys in
-            try Self.save(records, by: actor, db: db, keys: keys, path: vault.path)
+        try await vault.write(grants: { [self] db, keys, changes in
+            try Self.save(records, by: actor, db: db, keys: keys, changes: changes, path: vault.path)
         })
     }
 

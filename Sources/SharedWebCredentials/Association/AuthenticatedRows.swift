@@ -88,41 +88,39 @@ struct AuthenticatedTable: Sendable {
         return Array(covered)
     }
 
-    /// Writes a row (values in ``columns`` order) with its MAC.
-    func write(_ values: [StoreValue], db: any StoreWriter, keys: VaultKeys) throws {
-        try db.execute(upsert, values + [.blob(mac(values, keys: keys))])
+    /// Writes a row (values in ``columns`` order) with its MAC, recording in `changes` the row
+    /// it replaces and the row it writes.
+    func write(_ values: [StoreValue], db: any StoreWriter, keys: VaultKeys, changes: GrantChanges) throws {
+        let mac = mac(values, keys: keys)
+        try changes.replacing(name, where: whereIdentity, Array(values.prefix(identityCount)), db: db)
+        try db.execute(upsert, values + [.blob(mac)])
+        changes.wrote(mac)
     }
 }
 
 /// Re-MACs of every authenticated row, for key rotation and the format upgrade.
 enum AuthenticatedRows {
-    /// Re-MACs every row under `newKeys` after checking it under `oldKeys`. A stored verdict that
-    /// fails is dropped (it counts as missing and is verified again); an app that fails stops the
-    /// rotation, which then changes nothing. Returns the number of verdicts dropped.
-    @discardableResult
+    /// Re-MACs under `newKeys` every row that is authentic under `oldKeys` and in the sealed
+    /// grant set `granted`, in one pass over the rows each table held when it began, and deletes
+    /// every other row: re-MACed, it would be blessed. (The caller removed, and audited, such rows
+    /// before; any found here appeared during the rotation.)
     static func remacAll(
-        _ db: any StoreWriter, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String
-    ) throws
-        -> Int
-    {
-        let apps = AuthenticatedTable.apps
-        for row in try db.rows(apps.select) where !apps.isAuthentic(row, keys: oldKeys) {
-            throw AppRegistry.untrusted(row[0], path: path)
+        _ db: any StoreWriter, from oldKeys: VaultKeys, to newKeys: VaultKeys, granted: Set<[UInt8]>
+    ) throws {
+        for table in [AuthenticatedTable.associations, .apps, BrowserAssociationStore.table] {
+            for row in try db.rows(table.select) {
+                let identity = table.identity(of: row)
+                guard table.isAuthentic(row, keys: oldKeys), let mac = row.blob(table.columns.count),
+                    granted.contains(mac)
+                else {
+                    try db.execute("DELETE FROM \(table.name) WHERE \(table.whereIdentity)", identity)
+                    continue
+                }
+                try db.execute(
+                    "UPDATE \(table.name) SET mac = ? WHERE \(table.whereIdentity)",
+                    [.blob(table.mac(table.values(of: row), keys: newKeys))] + identity)
+            }
         }
-        var dropped = 0
-        let associations = AuthenticatedTable.associations
-        for row in try db.rows(associations.select) where !associations.isAuthentic(row, keys: oldKeys) {
-            try db.execute(
-                "DELETE FROM associations WHERE \(associations.whereIdentity)", associations.identity(of: row))
-            dropped += 1
-        }
-        // A browser association that fails is dropped too: re-MACed, it would be blessed.
-        let browsers = BrowserAssociationStore.table
-        for row in try db.rows(browsers.select) where !browsers.isAuthentic(row, keys: oldKeys) {
-            try db.execute("DELETE FROM browser_associations WHERE id = ?", browsers.identity(of: row))
-        }
-        try macAll(db, keys: newKeys)
-        return dropped
     }
 
     /// Writes the MAC of every row of both tables under `keys`, trusting the rows as they are.

@@ -152,7 +152,8 @@ enum AuditChain {
         var rows: [StoreValue] = []
         rows.reserveCapacity(events.count * 8)
         for event in events {
-            let sequence = previous.sequence + 1
+            let sequence = try StoredNumber.adding(
+                1, to: previous.sequence, "The audit log's last entry number", path: path)
             let subject = try AuditSubject(event).sealed(sequence: sequence, keys: keys)
             let values: [StoreValue] = [
                 .integer(sequence), .integer(milliseconds), .text(event.actor.name), .text(event.operation.rawValue),

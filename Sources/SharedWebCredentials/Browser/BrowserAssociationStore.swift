@@ -31,7 +31,7 @@ public struct BrowserAssociationStore: Sendable {
         let association = BrowserAssociation(
             id: id, identificationKey: identificationKey, allowsHTTP: allowsHTTP, consent: consent,
             createdAt: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down)))
-        try vault.write(grants: { db, keys in
+        try vault.write(grants: { db, keys, changes in
             guard try db.row("SELECT 1 FROM browser_associations WHERE id = ?", [.text(id)]) == nil else {
                 throw SharedWebCredentialsError(
                     .invalidInput,
@@ -39,9 +39,11 @@ public struct BrowserAssociationStore: Sendable {
                 )
             }
             let values = Self.values(of: association)
+            let mac = Self.table.mac(values, keys: keys)
             try db.execute(
                 "INSERT INTO browser_associations (\(Self.table.columns.joined(separator: ", ")), mac) VALUES (?, ?, ?, ?, ?, ?)",
-                values + [.blob(Self.table.mac(values, keys: keys))])
+                values + [.blob(mac)])
+            changes.wrote(mac)
             try AuditChain.append(
                 AuditEvent(
                     actor: .owner, operation: .browserAssociate,
@@ -73,12 +75,21 @@ public struct BrowserAssociationStore: Sendable {
         }
     }
 
+    /// The names of the associations that grant nothing because the sealed grant set does not
+    /// hold them (put back behind swcred's back): `browser list` marks them.
+    public func ungrantedNames() throws -> Set<String> {
+        try vault.read { db, keys in
+            try GrantSet.ungranted(
+                Self.table.select, macColumn: Self.table.columns.count, db: db, keys: keys, path: vault.path)
+        }
+    }
+
     /// Changes what the association named `id` allows: http:// pages, and whether releases wait
     /// for the owner. Throws `.itemNotFound` when there is none, `.integrityFailure` when its row
     /// fails its MAC. Appends a `browser-associate` entry naming the new settings.
     @discardableResult
     public func update(id: String, allowsHTTP: Bool? = nil, consent: ConsentMode? = nil) throws -> BrowserAssociation {
-        try vault.write(grants: { db, keys in
+        try vault.write(grants: { db, keys, changes in
             guard let row = try db.row("\(Self.table.select) WHERE id = ?", [.text(id)]) else {
                 throw SharedWebCredentialsError(
                     .itemNotFound, "no browser is named \"\(id)\"; `swcred browser list` shows the names")
@@ -87,7 +98,7 @@ public struct BrowserAssociationStore: Sendable {
             let updated = BrowserAssociation(
                 id: id, identificationKey: current.identificationKey, allowsHTTP: allowsHTTP ?? current.allowsHTTP,
                 consent: consent ?? current.consent, createdAt: current.createdAt)
-            try Self.table.write(Self.values(of: updated), db: db, keys: keys)
+            try Self.table.write(Self.values(of: updated), db: db, keys: keys, changes: changes)
             try AuditChain.append(
                 AuditEvent(
                     actor: .owner, operation: .browserAssociate,
@@ -99,15 +110,19 @@ public struct BrowserAssociationStore: Sendable {
     }
 
     /// Deletes the association named `id`; returns whether there was one. Works on a row that
-    /// fails authentication too. Appends a `browser-revoke` entry in the same transaction.
+    /// fails authentication too. Appends a `browser-revoke` entry in the same transaction, and
+    /// always goes through: it also deletes every row the sealed grant set does not hold, with an
+    /// entry of its own (``GrantChanges/removeUngranted(db:keys:operation:)``).
     @discardableResult
     public func revoke(id: String) throws -> Bool {
-        try vault.write(grants: { db, keys -> Bool in
-            guard try db.execute("DELETE FROM browser_associations WHERE id = ?", [.text(id)]) > 0 else { return false }
-            try AuditChain.append(
-                AuditEvent(actor: .owner, operation: .browserRevoke, detail: "browser \(id)"), at: Date(), db: db,
-                keys: keys, path: vault.path)
-            return true
+        try vault.write(grants: { db, keys, changes -> Bool in
+            let found = try changes.delete(from: "browser_associations", where: "id = ?", [.text(id)], db: db) > 0
+            var entries = found ? [AuditEvent(actor: .owner, operation: .browserRevoke, detail: "browser \(id)")] : []
+            if let removal = try changes.removeUngranted(db: db, keys: keys, operation: .browserRevoke) {
+                entries.append(removal)
+            }
+            if !entries.isEmpty { try AuditChain.append(entries, at: Date(), db: db, keys: keys, path: vault.path) }
+            return found
         })
     }
 

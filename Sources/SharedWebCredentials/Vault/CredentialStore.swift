@@ -324,11 +324,12 @@ public struct CredentialBatch {
         let existing = try CredentialStore.open(row, db: db, keys: keys, vault: vault)
         let details = details ?? existing.details
         if existing.password.isEqual(to: password), existing.details == details { return .unchanged }
+        let next = try StoredNumber.adding(1, to: version, "The version of a credential", path: vault.path)
         try CredentialStore.store(
-            db, keys: keys, id: id, version: version + 1, key: key, account: account, password: password,
+            db, keys: keys, id: id, version: next, key: key, account: account, password: password,
             details: details, created: existing.created, modified: modified ?? now, accountIndex: index)
         commitment.removeCredential(id: id, version: version, keys: keys)
-        commitment.insertCredential(id: id, version: version + 1, keys: keys)
+        commitment.insertCredential(id: id, version: next, keys: keys)
         return .updated
     }
 
@@ -385,11 +386,12 @@ public struct CredentialBatch {
                 .itemNotFound, "No credential for that account on \(key.server); nothing was renamed.")
         }
         let existing = try CredentialStore.open(deleted, db: db, keys: keys, vault: vault)
+        let next = try StoredNumber.adding(1, to: version, "The version of a credential", path: vault.path)
         try CredentialStore.store(
-            db, keys: keys, id: id, version: version + 1, key: key, account: newAccount,
+            db, keys: keys, id: id, version: next, key: key, account: newAccount,
             password: existing.password, details: existing.details, created: existing.created,
             modified: existing.modified, accountIndex: newIndex)
         commitment.removeCredential(id: id, version: version, keys: keys)
-        commitment.insertCredential(id: id, version: version + 1, keys: keys)
+        commitment.insertCredential(id: id, version: next, keys: keys)
     }
 }

@@ -13,10 +13,13 @@ import Synchronization
 ///
 /// - every read that lets a row grant access checks that the row's MAC is in the set
 ///   (``GrantCheck``): a row put back is refused however it got there;
-/// - every write of those tables first checks that no authentic row is missing from the set (a
-///   write never blesses a row put back), and writes the new set in the same transaction
-///   (``Vault/write(grants:)``); a row removed or made unauthentic behind swcred's back grants
-///   nothing and does not stop the owner from removing or replacing what is left;
+/// - every write of those tables changes the set by the rows it wrote and deleted itself
+///   (``GrantChanges``), never by what the tables hold afterwards, and seals the new set in the
+///   same transaction (``Vault/write(grants:)``): a row nobody wrote through swcred never enters
+///   the set, however it got into the table, even during swcred's own transaction;
+/// - revoking, removing and changing the key delete every row the set does not hold, audited
+///   (``removeUngranted(_:granted:keys:)``), so a row put back never stops the owner from taking
+///   access away;
 /// - `status --verify` reports rows put back and rows removed (``Vault/integrityReport()``).
 enum GrantSet {
     /// The MACs of every authentic row of the three tables, as `db` holds them. A row whose MAC
@@ -75,24 +78,74 @@ enum GrantSet {
         return Difference(putBack: live.subtracting(stored).count, removed: stored.subtracting(live).count)
     }
 
-    /// Throws `.integrityFailure` when an authentic row is not in the stored set (or the set's tag fails).
-    static func requireNothingPutBack(_ db: any StoreReader, keys: VaultKeys, path: String) throws {
-        let stored = try load(db, keys: keys, path: path)
-        guard try macs(db, keys: keys).allSatisfy(stored.contains) else { throw mismatch(path) }
+    /// Stores `macs` as the set under the state seal.
+    static func store(_ macs: Set<[UInt8]>, db: any StoreWriter, keys: VaultKeys, path: String) throws {
+        try StateSeal.update(.grantSet, to: columnValue(of: Array(macs), keys: keys), db: db, keys: keys, path: path)
     }
 
-    /// Stores the set of the rows as they are now under the state seal.
-    static func store(_ db: any StoreWriter, keys: VaultKeys, path: String) throws {
-        try StateSeal.update(
-            .grantSet, to: columnValue(of: macs(db, keys: keys), keys: keys), db: db, keys: keys, path: path)
-    }
-
-    /// Stores the set of the rows as they are now without touching the seal: for the steps that
-    /// reseal the whole state themselves (``StateSeal/reseal(_:keys:path:)``).
-    static func storeUnsealed(_ db: any StoreWriter, keys: VaultKeys) throws {
+    /// Stores `macs` as the set without touching the seal: for the steps that reseal the whole
+    /// state themselves (``StateSeal/reseal(_:keys:path:)``).
+    static func storeUnsealed(_ macs: Set<[UInt8]>, db: any StoreWriter, keys: VaultKeys) throws {
         try db.perform(
-            "UPDATE vault_meta SET grant_set = ? WHERE id = 1",
-            [.blob(columnValue(of: macs(db, keys: keys), keys: keys))])
+            "UPDATE vault_meta SET grant_set = ? WHERE id = 1", [.blob(columnValue(of: Array(macs), keys: keys))])
+    }
+
+    /// Stores the set of every authentic row as the tables hold it now, without touching the
+    /// seal: only where the vault's first set is made (a new vault, the first seal of an older
+    /// one), whose rows there is no earlier set to judge by.
+    static func storeFirstUnsealed(_ db: any StoreWriter, keys: VaultKeys) throws {
+        try storeUnsealed(Set(macs(db, keys: keys)), db: db, keys: keys)
+    }
+
+    /// Deletes every row of the four tables that is not both authentic and in `granted` (put
+    /// back from an older copy, forged, or altered behind swcred's back), and returns how many
+    /// it deleted from each table, in order, leaving out tables with none. Such a row grants
+    /// nothing already; deleting it is what lets the owner's revocations, removals and key changes
+    /// always go through instead of failing on it.
+    static func removeUngranted(
+        _ db: any StoreWriter, granted: Set<[UInt8]>, keys: VaultKeys
+    ) throws -> [(table: String, count: Int)] {
+        var removed: [(table: String, count: Int)] = []
+        // Verdicts before apps: an app's deletion would take its verdicts with it uncounted.
+        for table in [AuthenticatedTable.associations, .apps, BrowserAssociationStore.table] {
+            let ungranted = try db.rows(table.select).filter { row in
+                !(table.isAuthentic(row, keys: keys) && row.blob(table.columns.count).map(granted.contains) == true)
+            }
+            for row in ungranted {
+                try db.execute("DELETE FROM \(table.name) WHERE \(table.whereIdentity)", table.identity(of: row))
+            }
+            if !ungranted.isEmpty { removed.append((table.name, ungranted.count)) }
+        }
+        let tokens = try db.rows(AppTokenStore.select).filter { row in
+            !(AppTokenStore.authentic(row, keys: keys) != nil && row.blob(7).map(granted.contains) == true)
+        }
+        for row in tokens { try db.execute("DELETE FROM app_tokens WHERE id = ?", [row[0]]) }
+        if !tokens.isEmpty { removed.append(("app_tokens", tokens.count)) }
+        return removed
+    }
+
+    /// The audit entry for what ``removeUngranted(_:granted:keys:)`` deleted during the owner's
+    /// `operation`, or nil when it deleted nothing.
+    static func removalEntry(_ removed: [(table: String, count: Int)], operation: AuditOperation) -> AuditEvent? {
+        guard !removed.isEmpty else { return nil }
+        let counts = removed.map { "\($0.table) \($0.count)" }.joined(separator: ", ")
+        return AuditEvent(
+            actor: .owner, operation: operation,
+            detail:
+                "removed \(removed.map(\.count).reduce(0, +)) row(s) the sealed grant set does not hold (put back, forged or altered behind swcred's back; they granted nothing): \(counts)"
+        )
+    }
+
+    /// The first column (the name or id) of each row `select` reads whose MAC (column `macColumn`)
+    /// the stored set does not hold: rows that grant nothing, which listings mark instead of
+    /// showing them as live. Throws `.integrityFailure` when the set is missing or its tag fails.
+    static func ungranted(
+        _ select: String, macColumn: Int, db: any StoreReader, keys: VaultKeys, path: String
+    ) throws -> Set<String> {
+        let stored = try load(db, keys: keys, path: path)
+        return Set(
+            try db.rows(select).filter { row in !(row.blob(macColumn).map(stored.contains) ?? false) }
+                .compactMap { $0.text(0) })
     }
 
     /// The error for a set that no longer holds the rows.

@@ -45,10 +45,13 @@ public final class GuessThrottle: Sendable {
                 let failures = row.integer(0), let next = row.integer(1)
             else { throw missingState }
             let start = max(Self.milliseconds(now), next)
-            let counted = failures + 1
+            let path = try storage().location
+            let counted = try StoredNumber.adding(1, to: failures, "The count of failed guesses", path: path)
+            let turn = try StoredNumber.adding(
+                delayMilliseconds(after: counted), to: start, "The time of the next guess", path: path)
             _ = try db.execute(
                 "UPDATE vault_meta SET failed_guesses = ?, next_guess_at = ? WHERE id = 1",
-                [.integer(counted), .integer(start + delayMilliseconds(after: counted))])
+                [.integer(counted), .integer(turn)])
             return Date(timeIntervalSince1970: Double(start) / 1000)
         }
     }

@@ -26,7 +26,7 @@ enum SealUpgrade {
         }
         let sealed = Vault.metadata(for: keys, protection: stored.protection, epoch: 1)
         try sealed.write(db)
-        try GrantSet.storeUnsealed(db, keys: keys)
+        try GrantSet.storeFirstUnsealed(db, keys: keys)
         try StateSeal.reseal(db, keys: keys, path: path)
         return sealed
     }

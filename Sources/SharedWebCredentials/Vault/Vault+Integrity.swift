@@ -14,6 +14,10 @@ public struct VaultIntegrityReport: Sendable, Equatable {
     public let untrustedApps: [String]
     /// Stored verdicts whose rows failed authentication.
     public let untrustedVerdicts: Int
+    /// App tokens whose rows failed authentication (forged or altered: they let nothing in).
+    public let untrustedAppTokens: Int
+    /// Approved browsers whose rows failed authentication (forged or altered: they associate nothing).
+    public let untrustedBrowserAssociations: Int
     /// Whether the live records match the sealed record commitment: false when a record was
     /// rolled back, brought back after deletion or deleted behind swcred's back.
     public let recordSetMatchesCommitment: Bool
@@ -37,10 +41,20 @@ public struct VaultIntegrityReport: Sendable, Equatable {
     /// Whether nothing failed.
     public var isIntact: Bool {
         damagedCredentials == 0 && damagedNeverSaveMarkers == 0 && damagedPasskeys == 0 && untrustedApps.isEmpty
-            && untrustedVerdicts == 0
+            && untrustedVerdicts == 0 && untrustedAppTokens == 0 && untrustedBrowserAssociations == 0
             && recordSetMatchesCommitment && grantSetIsAuthentic && grantRowsPutBack == 0
             && grantRowsMissing == 0 && stateSealMatches && parentDomainIndexMatches
             && auditLogProblem == nil
+    }
+
+    /// How many rows of each table failed authentication, for the tables with any, in schema
+    /// order: what `status --verify` lists.
+    public var unauthenticRows: [(table: String, count: Int)] {
+        [
+            ("credentials", damagedCredentials), ("never_save", damagedNeverSaveMarkers), ("passkeys", damagedPasskeys),
+            ("apps", untrustedApps.count), ("associations", untrustedVerdicts), ("app_tokens", untrustedAppTokens),
+            ("browser_associations", untrustedBrowserAssociations),
+        ].filter { $0.1 > 0 }
     }
 
     /// Every problem found, one sentence each.
@@ -63,6 +77,16 @@ public struct VaultIntegrityReport: Sendable, Equatable {
         if untrustedVerdicts > 0 {
             problems.append(
                 "\(untrustedVerdicts) stored verdict(s) failed authentication (they count as missing and are verified again)"
+            )
+        }
+        if untrustedAppTokens > 0 {
+            problems.append(
+                "\(untrustedAppTokens) app token(s) failed authentication (forged or altered: they let nothing in; revoke them with `swcred app token revoke`)"
+            )
+        }
+        if untrustedBrowserAssociations > 0 {
+            problems.append(
+                "\(untrustedBrowserAssociations) browser association(s) failed authentication (forged or altered: they associate nothing; revoke them with `swcred browser revoke`)"
             )
         }
         if !recordSetMatchesCommitment {
@@ -133,6 +157,12 @@ extension Vault {
                 damagedNeverSaveMarkers: markers.damaged, passkeysChecked: passkeys.checked,
                 damagedPasskeys: passkeys.damaged, untrustedApps: try AppRegistry.untrustedApps(db, keys: keys),
                 untrustedVerdicts: try AssociationStore.untrustedCount(db, keys: keys),
+                untrustedAppTokens: try db.rows(AppTokenStore.select).count {
+                    AppTokenStore.authentic($0, keys: keys) == nil
+                },
+                untrustedBrowserAssociations: try db.rows(BrowserAssociationStore.table.select).count {
+                    !BrowserAssociationStore.table.isAuthentic($0, keys: keys)
+                },
                 recordSetMatchesCommitment: matches, grantSetIsAuthentic: grants != nil,
                 grantRowsPutBack: grants?.putBack ?? 0, grantRowsMissing: grants?.removed ?? 0,
                 stateSealMatches: sealMatches,

@@ -81,7 +81,8 @@ struct AppTokenListCommand: ParsableCommand {
         let app = try ApplicationIdentifier(app)
         let opened = try vault.openVault()
         _ = try opened.apps.require(app)
-        let tokens = try opened.appTokens.list(app: app).map(AppTokenJSON.init)
+        let ungranted = try opened.appTokens.ungrantedIDs()
+        let tokens = try opened.appTokens.list(app: app).map { AppTokenJSON($0, ungranted: ungranted) }
         if json {
             try printJSON(tokens)
             return
@@ -91,7 +92,7 @@ struct AppTokenListCommand: ParsableCommand {
                 [
                     token.id, token.permissions.joined(separator: ","), "consent=\(token.consent)", token.createdAt,
                     token.expiresAt.map { "expires \($0)" } ?? "never expires",
-                ].joined(separator: "\t"))
+                ].joined(separator: "\t") + (token.grantsNothing ? "\t\(ungrantedMark)" : ""))
         }
     }
 }
@@ -123,19 +124,23 @@ struct AppTokenJSON: Encodable {
     let consent: String
     let createdAt: String
     let expiresAt: String?
+    /// Whether the sealed grant set does not hold the row: it was put back behind swcred's back.
+    let grantsNothing: Bool
 
-    init(_ record: AppTokenRecord) {
+    init(_ record: AppTokenRecord, ungranted: Set<String>) {
         id = record.id
         app = record.app.description
         permissions = record.permissions.sorted().map(\.rawValue)
         consent = record.consent.rawValue
         createdAt = record.createdAt.formatted(.iso8601)
         expiresAt = record.expiresAt?.formatted(.iso8601)
+        grantsNothing = ungranted.contains(record.id)
     }
 
     enum CodingKeys: String, CodingKey {
         case id, app, permissions, consent
         case createdAt = "created_at"
         case expiresAt = "expires_at"
+        case grantsNothing = "grants_nothing"
     }
 }

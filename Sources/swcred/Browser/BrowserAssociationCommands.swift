@@ -19,7 +19,9 @@ struct BrowserListCommand: ParsableCommand {
     @OptionGroup var vault: VaultOptions
 
     func run() throws {
-        let associations = try vault.openVault().browsers.list().map(BrowserAssociationJSON.init)
+        let browsers = try vault.openVault().browsers
+        let ungranted = try browsers.ungrantedNames()
+        let associations = try browsers.list().map { BrowserAssociationJSON($0, ungranted: ungranted) }
         if json {
             try printJSON(associations)
             return
@@ -33,7 +35,7 @@ struct BrowserListCommand: ParsableCommand {
                 [
                     association.name, association.fingerprint, association.allowsHTTP ? "http allowed" : "https only",
                     "consent=\(association.consent)", association.createdAt,
-                ].joined(separator: "\t"))
+                ].joined(separator: "\t") + (association.grantsNothing ? "\t\(ungrantedMark)" : ""))
         }
     }
 }
@@ -114,12 +116,15 @@ struct BrowserAssociationJSON: Encodable {
     let allowsHTTP: Bool
     let consent: String
     let createdAt: String
+    /// Whether the sealed grant set does not hold the row: it was put back behind swcred's back.
+    let grantsNothing: Bool
 
-    init(_ association: BrowserAssociation) {
+    init(_ association: BrowserAssociation, ungranted: Set<String>) {
         name = association.id
         fingerprint = BrowserAssociation.fingerprint(of: association.identificationKey)
         allowsHTTP = association.allowsHTTP
         consent = association.consent.rawValue
         createdAt = association.createdAt.formatted(.iso8601)
+        grantsNothing = ungranted.contains(association.id)
     }
 }

@@ -80,6 +80,10 @@ struct StatusCommand: ParsableCommand {
         }
         if let report {
             lines.append("damaged:      \(report.damagedCredentials)")
+            let unauthentic = report.unauthenticRows.map { "\($0.table) \($0.count)" }
+            lines.append(
+                "unauthentic:  \(unauthentic.isEmpty ? "none" : "\(unauthentic.joined(separator: ", ")) row(s) FAIL their MAC")"
+            )
             lines.append(
                 "record set:   \(report.recordSetMatchesCommitment ? "matches its commitment" : "DOES NOT MATCH its commitment")"
             )

@@ -260,6 +260,7 @@ struct GateStateTests {
     struct ReaderState: Sendable {
         let name: String
         let defensive: Bool
+        let runsNoStoredCode: Bool
         let trustedSchema: Bool?
         let readonly: Bool
         let mappedBytes: Int?
@@ -267,6 +268,7 @@ struct GateStateTests {
         init(_ db: Database) throws {
             name = db.description
             defensive = SQLiteStorage.isDefensive(db)
+            runsNoStoredCode = SQLiteStorage.runsNoStoredCode(db)
             trustedSchema = try Bool.fetchOne(db, sql: "PRAGMA trusted_schema")
             readonly = db.configuration.readonly
             mappedBytes = try Int.fetchOne(db, sql: "PRAGMA mmap_size")
@@ -276,6 +278,7 @@ struct GateStateTests {
     @Test("every reader is hardened as the writer is (defensive, trusted_schema off, read-only) and maps no file")
     func defensiveReaders() throws {
         #expect(try vault.database.inDatabase { db in SQLiteStorage.isDefensive(db) })
+        #expect(try vault.database.inDatabase { db in SQLiteStorage.runsNoStoredCode(db) })
         // A read on another thread while a first read holds its reader: the pool opens a second
         // reader connection for it (deterministic, unlike reads merely started together).
         let readers = try #require(vault.sqliteStorage.readers)
@@ -293,6 +296,7 @@ struct GateStateTests {
         #expect(states[0].name != states[1].name, "\(states)")
         for state in states {
             #expect(state.defensive, "\(state)")
+            #expect(state.runsNoStoredCode, "triggers and views off: \(state)")
             #expect(state.trustedSchema == false, "\(state)")
             #expect(state.readonly, "\(state)")
             #expect(state.mappedBytes == 0, "a reader reads pages, not a map redone after each commit: \(state)")

@@ -76,12 +76,96 @@ struct GrantRollbackTests {
         #expect(refused?.message.contains("is not in its sealed grant set") == true, "\(String(describing: refused))")
         let report = try vault.integrityReport()
         #expect(report.grantRowsPutBack == 1 && report.grantRowsMissing == 0 && !report.isIntact, "\(report)")
-        // A write never blesses it: making another token is refused too.
+        // A write never blesses it: another token is made, and the put-back one stays refused.
+        _ = try vault.appTokens.create(app: Self.app, permissions: [.add], consent: .none, expiresAt: nil)
+        #expect(failure { _ = try vault.appTokens.authenticate(issued.token) }?.code == .integrityFailure)
+        #expect(try vault.integrityReport().grantRowsPutBack == 1)
+    }
+
+    @Test(
+        "a trigger that puts a revoked token back during swcred's own write does not get it sealed",
+        arguments: StorageEngine.allCases)
+    func triggerPutsTokenBack(engine: StorageEngine) throws {
+        let directory = try TemporaryDirectory()
+        let (vault, writer) = try makeVault(engine, in: directory)
+        let issued = try vault.appTokens.create(app: Self.app, permissions: [.request], consent: .none, expiresAt: nil)
+        let kept = try #require(try writer.copy("app_tokens", where: "id = '\(issued.record.id)'").first)
+        try vault.appTokens.revoke(id: issued.record.id)
+        // Every write appends an audit entry: the trigger puts the token back inside the very
+        // transaction that then seals the grant set.
+        switch engine {
+        case .sqlite:
+            try writer.execute("CREATE TRIGGER put_back AFTER INSERT ON audit_log BEGIN \(kept); END")
+        case .postgresql:
+            try writer.execute(
+                "CREATE FUNCTION put_back() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NOT EXISTS (SELECT 1 FROM app_tokens WHERE id = '\(issued.record.id)') THEN \(kept); END IF; RETURN NULL; END $$; CREATE TRIGGER put_back AFTER INSERT ON audit_log FOR EACH STATEMENT EXECUTE FUNCTION put_back()"
+            )
+        }
+        let write = failure {
+            _ = try vault.appTokens.create(app: Self.app, permissions: [.add], consent: .none, expiresAt: nil)
+        }
+        switch engine {
+        case .sqlite:
+            // SQLite runs no trigger on swcred's connections, and the changed schema is refused.
+            #expect(write?.code == .integrityFailure, "\(String(describing: write))")
+            #expect(write?.message.contains("trigger \"put_back\"") == true, "\(String(describing: write))")
+            try writer.execute("DROP TRIGGER put_back")
+        case .postgresql:
+            // The trigger ran and put the row back; the write sealed only the token it made.
+            #expect(write == nil, "\(String(describing: write))")
+        }
+        let refused = failure { _ = try vault.appTokens.authenticate(issued.token) }
         #expect(
-            failure {
-                _ = try vault.appTokens.create(app: Self.app, permissions: [.add], consent: .none, expiresAt: nil)
-            }?
-            .code == .integrityFailure)
+            refused?.code == (engine == .sqlite ? .vaultLocked : .integrityFailure), "\(String(describing: refused))")
+        #expect(try vault.integrityReport().grantRowsPutBack == (engine == .sqlite ? 0 : 1))
+    }
+
+    @Test("a table owner's trigger that cancels swcred's deletion does not keep the revoked token in the set")
+    func deletionCancelledByTrigger() throws {
+        let directory = try TemporaryDirectory()
+        let (vault, writer) = try makeVault(.postgresql, in: directory)
+        let issued = try vault.appTokens.create(app: Self.app, permissions: [.request], consent: .none, expiresAt: nil)
+        try writer.execute(
+            "CREATE FUNCTION keep() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$; CREATE TRIGGER keep BEFORE DELETE ON app_tokens FOR EACH ROW EXECUTE FUNCTION keep()"
+        )
+        #expect(try vault.appTokens.revoke(id: issued.record.id))
+        let refused = failure { _ = try vault.appTokens.authenticate(issued.token) }
+        #expect(refused?.code == .integrityFailure, "\(String(describing: refused))")
+        #expect(refused?.message.contains("is not in its sealed grant set") == true, "\(String(describing: refused))")
+    }
+
+    @Test(
+        "a row put back never stops the owner: revoking, removing and rekeying go through and delete it, audited",
+        arguments: StorageEngine.allCases, ["token revoke", "browser revoke", "app remove", "rekey"])
+    func ownerActsPastPutBackRow(engine: StorageEngine, action: String) throws {
+        let directory = try TemporaryDirectory()
+        let (vault, writer) = try makeVault(engine, in: directory)
+        let leaked = try vault.appTokens.create(app: Self.app, permissions: [.request], consent: .none, expiresAt: nil)
+        let revoked = try vault.appTokens.create(app: Self.app, permissions: [.request], consent: .none, expiresAt: nil)
+        try vault.browsers.add(id: "firefox", identificationKey: Array(repeating: 7, count: 32))
+        let kept = try writer.copy("app_tokens", where: "id = '\(revoked.record.id)'")
+        try vault.appTokens.revoke(id: revoked.record.id)
+        for statement in kept { try writer.execute(statement) }
+        #expect(try vault.appTokens.ungrantedIDs() == [revoked.record.id])
+        #expect(try vault.browsers.ungrantedNames().isEmpty)
+
+        switch action {
+        case "token revoke": #expect(try vault.appTokens.revoke(id: leaked.record.id))
+        case "browser revoke": #expect(try vault.browsers.revoke(id: "firefox"))
+        case "app remove": #expect(try vault.apps.remove(Self.app))
+        default: try vault.rotateKey()
+        }
+        #expect(failure { _ = try vault.appTokens.authenticate(revoked.token) }?.code == .vaultLocked)
+        let report = try vault.integrityReport()
+        #expect(report.isIntact, "\(report.problems)")
+        // Removing the app takes its tokens with it, the put-back one among them.
+        guard action != "app remove" else { return }
+        let details = try vault.audit.entries().compactMap(\.event.detail)
+        #expect(
+            details.contains {
+                $0.contains("removed 1 row(s) the sealed grant set does not hold") && $0.hasSuffix("app_tokens 1")
+            },
+            "\(details)")
     }
 
     @Test(
@@ -130,6 +214,39 @@ struct GrantRollbackTests {
         #expect(refused?.code == .integrityFailure, "\(String(describing: refused))")
         let report = try vault.integrityReport()
         #expect(report.grantRowsPutBack == 1 && report.grantRowsMissing == 1, "\(report)")
+    }
+
+    @Test("a revoked browser put back is listed as granting nothing, and a revocation deletes it")
+    func browserPutBackListed() throws {
+        let directory = try TemporaryDirectory()
+        let (vault, writer) = try makeVault(.sqlite, in: directory)
+        try vault.browsers.add(id: "firefox", identificationKey: Array(repeating: 7, count: 32))
+        try vault.browsers.add(id: "chromium", identificationKey: Array(repeating: 8, count: 32))
+        let kept = try writer.copy("browser_associations", where: "id = 'firefox'")
+        try vault.browsers.revoke(id: "firefox")
+        for statement in kept { try writer.execute(statement) }
+        #expect(try vault.browsers.list().map(\.id) == ["chromium", "firefox"])
+        #expect(try vault.browsers.ungrantedNames() == ["firefox"])
+        #expect(try vault.browsers.revoke(id: "chromium"))
+        #expect(try vault.browsers.list().isEmpty)
+        #expect(try vault.integrityReport().isIntact)
+    }
+
+    @Test("a forged token or browser row is reported by table and count", arguments: StorageEngine.allCases)
+    func forgedRowsReported(engine: StorageEngine) throws {
+        let directory = try TemporaryDirectory()
+        let (vault, writer) = try makeVault(engine, in: directory)
+        let issued = try vault.appTokens.create(app: Self.app, permissions: [.request], consent: .none, expiresAt: nil)
+        try vault.browsers.add(id: "firefox", identificationKey: Array(repeating: 7, count: 32))
+        #expect(try vault.integrityReport().unauthenticRows.isEmpty)
+        // A wider grant on the token and on the browser, their MACs kept.
+        try writer.execute("UPDATE app_tokens SET permissions = 'add,delete,request' WHERE id = '\(issued.record.id)'")
+        try writer.execute("UPDATE browser_associations SET allow_http = 1 WHERE id = 'firefox'")
+        let report = try vault.integrityReport()
+        #expect(report.untrustedAppTokens == 1 && report.untrustedBrowserAssociations == 1, "\(report)")
+        #expect(report.unauthenticRows.map(\.table) == ["app_tokens", "browser_associations"], "\(report)")
+        #expect(!report.isIntact)
+        #expect(report.problems.contains { $0.hasPrefix("1 app token(s) failed authentication") }, "\(report.problems)")
     }
 
     @Test("a row removed behind swcred's back is reported, and the owner can still remove what is left")

@@ -91,6 +91,49 @@ struct ServiceGrantRollbackTests {
             let verify = try fixture.gated.run(["status", "--verify"])
             #expect(verify.status == 9, "\(verify.stdout)\(verify.stderr)")
             #expect(verify.stdout.contains("grants:       DO NOT MATCH their sealed set"), "\(verify.stdout)")
+            // The listing marks the row instead of showing it as live, and revoking it goes through.
+            let list = try fixture.gated.expect(["app", "token", "list", GatedFixture.app], status: 0)
+            let line = list.stdout.split(separator: "\n").first { $0.hasPrefix(id) }
+            #expect(
+                line?.hasSuffix(
+                    "GRANTS NOTHING (not in the sealed grant set: put back behind swcred's back; revoke it)") == true,
+                "\(list.stdout)")
+            try fixture.gated.expect(["app", "token", "revoke", id], status: 0)
+            #expect(try fixture.gated.run(["status", "--verify"]).status == 0)
+        }
+    }
+
+    @Test("a trigger planted while the service runs puts nothing back: the next write fails closed and verify names it")
+    func triggerPlanted() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            let writer = try fixture.token(["--allow", "add"])
+            let (token, id) = try fixture.tokenWithID(["--allow", "request"])
+            let path = fixture.gated.vaultPath
+            let kept = try sqlite3(
+                path,
+                "SELECT 'INSERT OR IGNORE INTO app_tokens VALUES (' || quote(id) || ',' || quote(token_hash) || ',' || quote(app) || ',' || quote(permissions) || ',' || quote(consent) || ',' || quote(created_at) || ',' || quote(expires_at) || ',' || quote(mac) || ');' FROM app_tokens WHERE id = '\(id)'"
+            )
+            try fixture.gated.expect(["app", "token", "revoke", id], status: 0)
+            // Every write appends an audit entry: the trigger would put the token back inside the
+            // service's next write of grants (here, the verdict it saves for shop.example).
+            _ = try sqlite3(path, "CREATE TRIGGER put_back AFTER INSERT ON audit_log BEGIN \(kept) END;")
+            let saved = try fixture.call(
+                "PUT", "/v1/credentials", token: writer,
+                json: ["domain": "shop.example", "account": "alice", "password": "Pw-alice-1"])
+            #expect(saved.status == 500, "\(saved.text)")
+            let revoked = try fixture.call(
+                "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
+            #expect(revoked.status != 200, "\(revoked.text)")
+            #expect(!revoked.text.contains("Pw-alice-1"), "\(revoked.text)")
+            #expect(try sqlite3(path, "SELECT count(*) FROM app_tokens WHERE id = '\(id)'") == "0\n")
+            let log = try fixture.running.log
+            #expect(log.contains("integrity failure") && log.contains("put_back"), "\(log)")
+            #expect(try fixture.call("GET", "/v1/health").status == 200)
+
+            let verify = try fixture.gated.run(["status", "--verify"])
+            #expect(verify.status == 9, "\(verify.stdout)\(verify.stderr)")
+            #expect(verify.stderr.contains("put_back"), "\(verify.stderr)")
         }
     }
 }

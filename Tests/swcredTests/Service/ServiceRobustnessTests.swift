@@ -137,6 +137,32 @@ struct ServiceRobustnessTests {
         }
     }
 
+    @Test("an audit entry numbered 2^63-1 planted in the file: requests get a 500 naming it and the service stays up")
+    func auditSequenceAtLimit() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            let token = try fixture.token(["--allow", "add"])
+            let put = ["domain": "shop.example", "account": "alice", "password": "Pw-alice-1"]
+            #expect(try fixture.call("PUT", "/v1/credentials", token: token, json: put).status == 200)
+            let sqlite3 = Process()
+            sqlite3.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+            sqlite3.arguments = [
+                fixture.gated.vaultPath,
+                "INSERT INTO audit_log (seq, at, actor, operation, outcome, sealed, tag) VALUES (9223372036854775807, 0, 'owner', 'add', 'done', x'00', zeroblob(32))",
+            ]
+            try sqlite3.run()
+            sqlite3.waitUntilExit()
+            #expect(sqlite3.terminationStatus == 0)
+            for _ in 0..<2 {
+                let refused = try fixture.call("PUT", "/v1/credentials", token: token, json: put)
+                #expect(refused.status == 500, "\(refused.text)")
+                #expect(try fixture.call("GET", "/v1/health").status == 200)
+            }
+            let log = try fixture.running.log
+            #expect(log.contains("last entry number"), "\(log)")
+        }
+    }
+
     @Test("repeated failed authentications on one connection are slowed down")
     func failedAuthenticationsSlowDown() async throws {
         try await ServiceFixture.with { fixture in

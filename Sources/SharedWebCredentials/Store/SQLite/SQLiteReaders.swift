@@ -7,9 +7,10 @@ import Synchronization
 ///
 /// Not GRDB's `DatabasePool`, whose every read first runs `PRAGMA schema_version` outside the
 /// caller's transaction (a read transaction of its own, to know whether to drop its schema
-/// cache) and takes the pool's locks twice: together a tenth of a request's instructions. The
-/// vault's schema does not change while it is open, and each connection checked it when it
-/// opened (``SQLiteStorage/openReader(path:busyTimeout:number:)``).
+/// cache) and takes the pool's locks twice: together a tenth of a request's instructions. Each
+/// connection checked the schema when it opened (``SQLiteStorage/openReader(path:busyTimeout:number:)``)
+/// and each transaction checks it again when its schema cookie changed
+/// (``SQLiteSchema/requireUnchanged(_:path:)``).
 final class SQLiteReaders: Sendable {
     /// How many reads run at once; more wait for a connection (the engine has four threads).
     static let maximumCount = 5

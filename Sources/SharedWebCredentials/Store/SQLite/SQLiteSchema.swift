@@ -20,6 +20,23 @@ enum SQLiteSchema {
 
     private static let expectedByCount = Mutex<[Int: Set<SchemaObject>]>([:])
 
+    /// The `schema_version` at which each connection (by its `sqlite3 *`) last found its schema
+    /// to be the vault's.
+    private static let verifiedVersions = Mutex<[Int: Int]>([:])
+
+    /// Throws `.integrityFailure`, as ``verify(_:path:)`` does, if the schema `db` sees changed
+    /// since the connection last checked it and is no longer what the migrations make. Called at
+    /// the start of every transaction: a writer of the file can add a trigger, a view or an
+    /// index while swcred has it open, and the connection would use it from its next statement
+    /// on. Costs one read of the file header's schema cookie when nothing changed.
+    static func requireUnchanged(_ db: Database, path: String) throws {
+        let version = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA schema_version")) ?? 0
+        let connection = Int(bitPattern: db.sqliteConnection)
+        guard verifiedVersions.withLock({ $0[connection] }) != version else { return }
+        try verify(db, path: path)
+        verifiedVersions.withLock { $0[connection] = version }
+    }
+
     /// Throws `.integrityFailure`, naming the object, if the schema of `db` differs from what the
     /// migrations it records as applied make. Returns whether every embedded migration is applied.
     @discardableResult

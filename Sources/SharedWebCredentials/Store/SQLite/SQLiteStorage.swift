@@ -83,9 +83,9 @@ package final class SQLiteStorage: VaultStorage {
     package func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
         try Self.mappingErrors(path: path) {
             if let readers = readerPool.withLock({ $0 }) {
-                return try readers.read { db in try Self.inReadTransaction(db, body) }
+                return try readers.read { db in try Self.inReadTransaction(db, path: path, body) }
             }
-            return try writer.unsafeRead { db in try Self.inReadTransaction(db, body) }
+            return try writer.unsafeRead { db in try Self.inReadTransaction(db, path: path, body) }
         }
     }
 
@@ -116,8 +116,12 @@ package final class SQLiteStorage: VaultStorage {
     /// A plain deferred transaction, not GRDB's `read`: on a queue, that also turns
     /// `PRAGMA query_only` on and off, and SQLite expires every prepared statement of the
     /// connection when a flag pragma changes (the readers are read-only connections anyway).
-    private static func inReadTransaction<T>(_ db: Database, _ body: (any StoreReader) throws -> T) throws -> T {
-        try inTransaction(db, begin: "BEGIN DEFERRED TRANSACTION") { try body(SQLiteStoreConnection(db: db)) }
+    private static func inReadTransaction<T>(
+        _ db: Database, path: String, _ body: (any StoreReader) throws -> T
+    ) throws -> T {
+        try inTransaction(db, path: path, begin: "BEGIN DEFERRED TRANSACTION") {
+            try body(SQLiteStoreConnection(db: db))
+        }
     }
 
     /// An immediate transaction (the write lock is taken at BEGIN, so two processes never
@@ -135,19 +139,25 @@ package final class SQLiteStorage: VaultStorage {
             try db.execute(sql: durability == .ordered ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = FULL")
             writerDurability.withLock { $0 = durability }
         }
-        return try Self.inTransaction(db, begin: "BEGIN IMMEDIATE TRANSACTION") {
+        return try Self.inTransaction(db, path: path, begin: "BEGIN IMMEDIATE TRANSACTION") {
             try body(SQLiteStoreConnection(db: db))
         }
     }
 
     /// Runs `body` between `begin` and `COMMIT`, or rolls back when it or the commit throws.
+    /// Before `body`, the transaction checks that the schema it sees is still the vault's
+    /// (``SQLiteSchema/requireUnchanged(_:path:)``): another process may have changed it since the
+    /// connection opened.
     ///
     /// GRDB's `inTransaction` without its cost: it compiles `BEGIN` and `COMMIT` anew every time
     /// (a tenth of a request's instructions); here they are the connection's cached statements,
     /// still executed through GRDB, which follows the transaction's state.
-    private static func inTransaction<T>(_ db: Database, begin: String, _ body: () throws -> T) throws -> T {
+    private static func inTransaction<T>(
+        _ db: Database, path: String, begin: String, _ body: () throws -> T
+    ) throws -> T {
         try db.cachedStatement(sql: begin).execute()
         do {
+            try SQLiteSchema.requireUnchanged(db, path: path)
             let result = try body()
             try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
             return result
@@ -273,14 +283,28 @@ package final class SQLiteStorage: VaultStorage {
         swcred_sqlite_is_defensive(UnsafeMutableRawPointer(db.sqliteConnection)) == 1
     }
 
-    /// Turns on SQLITE_DBCONFIG_DEFENSIVE: no writes to the schema or shadow tables, no dangerous
-    /// pragmas. The schema itself is compared with what the migrations make (``SQLiteSchema``)
-    /// before anything else is read, and ``distrustSchema(_:path:)`` follows.
+    /// Whether triggers and views are both off for the connection `db` (for the tests).
+    package static func runsNoStoredCode(_ db: Database) -> Bool {
+        swcred_sqlite_runs_no_stored_code(UnsafeMutableRawPointer(db.sqliteConnection)) == 1
+    }
+
+    /// Turns on SQLITE_DBCONFIG_DEFENSIVE (no writes to the schema or shadow tables, no dangerous
+    /// pragmas) and turns triggers and views off: the database runs no code swcred did not put
+    /// there, even one planted in the file while the connection is open (the vault's schema has
+    /// neither). The schema itself is compared with what the migrations make (``SQLiteSchema``)
+    /// before anything else is read and whenever it changes, and ``distrustSchema(_:path:)`` follows.
     private static func harden(_ db: Database, path: String) throws {
-        guard swcred_sqlite_enable_defensive(UnsafeMutableRawPointer(db.sqliteConnection)) == 0 else {
+        let connection = UnsafeMutableRawPointer(db.sqliteConnection)
+        guard swcred_sqlite_enable_defensive(connection) == 0 else {
             throw SharedWebCredentialsError(
                 .internalError,
                 "SQLite could not turn on defensive mode for \(path); this SQLite is too old (3.26 or later is needed)."
+            )
+        }
+        guard swcred_sqlite_disable_triggers_and_views(connection) == 0 else {
+            throw SharedWebCredentialsError(
+                .internalError,
+                "SQLite could not turn triggers and views off for \(path); this SQLite is too old (3.30 or later is needed)."
             )
         }
     }
