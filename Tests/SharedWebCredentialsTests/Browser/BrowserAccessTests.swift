@@ -135,6 +135,28 @@ struct BrowserAccessTests {
         #expect(try vault.credentials.candidates(coveredBy: entries).map(\.account) == ["https-alice"])
     }
 
+    @Test("an http record put in its https twin's place (the indexes swapped) fails authentication")
+    func swappedSchemes() throws {
+        try save("plain.test", "alice", "Pw-https")
+        try vault.credentials.upsert(
+            server: "plain.test", scheme: .http, account: "alice", password: SecureBytes(utf8: "Pw-http"))
+        let attacker = Attacker(path: vault.path)
+        let rows = try attacker.rows("SELECT id, server_index, account_index FROM credentials")
+        #expect(rows.count == 2)
+        try attacker.execute(
+            "UPDATE credentials SET account_index = zeroblob(32) WHERE id = ?", arguments: [rows[0]["id"]])
+        try attacker.execute(
+            "UPDATE credentials SET server_index = ?, account_index = ? WHERE id = ?",
+            arguments: [rows[0]["server_index"], rows[0]["account_index"], rows[1]["id"]])
+        try attacker.execute(
+            "UPDATE credentials SET server_index = ?, account_index = ? WHERE id = ?",
+            arguments: [rows[1]["server_index"], rows[1]["account_index"], rows[0]["id"]])
+        for scheme in CredentialScheme.allCases {
+            let error = failure { _ = try vault.credentials.find(server: "plain.test", scheme: scheme) }
+            #expect(error?.code == .integrityFailure, "\(scheme)")
+        }
+    }
+
     @Test("the page-to-site rule over many generated URLs: a scheme and a host never get another's site")
     func siteRuleProperty() throws {
         var random = SeededGenerator(seed: 49)
@@ -172,6 +194,10 @@ struct BrowserAccessTests {
         let association = try vault.browsers.add(id: "Firefox", identificationKey: key)
         let found = try await BrowserAccess(vault: vault).logins(for: association, url: "https://3docean.net/")
         #expect(found.map(\.account) == ["shared"])
+        let http = try vault.browsers.add(id: "Plain", identificationKey: key, allowsHTTP: true)
+        #expect(
+            try await BrowserAccess(vault: vault).logins(for: http, url: "http://3docean.net/").isEmpty,
+            "the groups are https sites: an http page gets none of them")
     }
 
     @Test("a save adds or updates the page's credential, honours never-save, and is audited as the browser")

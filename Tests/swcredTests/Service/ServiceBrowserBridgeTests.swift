@@ -164,14 +164,16 @@ struct ServiceBrowserBridgeTests {
         #expect(uuids.count == 4)
         // An update names an entry shown on the same scheme and port only.
         let shownForHTTPS = try await bridge.logins(
-            association: "Firefox", url: "https://plain.test/", submitURL: nil, httpAuth: false)
+            association: "Firefox", url: "https://plain.test:8443/", submitURL: nil, httpAuth: false)
         await #expect(throws: BrowserVaultError.unknownEntry) {
             try await bridge.setLogin(
                 association: "Firefox",
                 SetLoginRequest(
-                    url: "http://plain.test:443/", login: "alice", password: "x", uuid: shownForHTTPS[0].uuid))
+                    url: "http://plain.test:8443/", login: "alice", password: "x", uuid: shownForHTTPS[0].uuid))
         }
-        #expect(try vault.credentials.find(server: "plain.test").first?.password.exposedString() == "Pw-https")
+        #expect(
+            try vault.credentials.find(server: "plain.test", port: 8443, scheme: .http).first?.password
+                .exposedString() == "Pw-http://plain.test:8443/")
     }
 
     @Test("a locked vault answers locked, and the browser's lock locks it")
