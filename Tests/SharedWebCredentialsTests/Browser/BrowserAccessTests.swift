@@ -157,7 +157,7 @@ struct BrowserAccessTests {
         }
     }
 
-    @Test("the page-to-site rule over many generated URLs: a scheme and a host never get another's site")
+    @Test("the page-to-site rule over many generated URLs: a scheme and a host never get another's site or index")
     func siteRuleProperty() throws {
         var random = SeededGenerator(seed: 49)
         let hosts = ["plain.test", "Plain.Test", "shop.example", "a.shop.example", "xn--bcher-kva.example"]
@@ -181,9 +181,19 @@ struct BrowserAccessTests {
             #expect(site.host == host.lowercased(), "\(url): \(site)")
             let defaultPort = site.scheme.defaultPort
             #expect(site.port == (port == defaultPort ? nil : port), "\(url): \(site)")
-            let other = CredentialSite(
-                scheme: site.scheme == .https ? .http : .https, host: site.host, port: port)
-            #expect(other != site, "\(url): the other scheme's site on the same port is another site")
+        }
+        // The same server, port and account under the two schemes: two blind indexes each, so
+        // two credentials, whichever port (443 included) the http one is on.
+        let pairs = (0..<200).map { _ in
+            (hosts.randomElement(using: &random)!.lowercased(), ports.randomElement(using: &random)!)
+        }
+        try vault.read { _, keys in
+            for (host, port) in pairs {
+                let https = try CredentialKey(server: host, port: port, scheme: .https)
+                let http = try CredentialKey(server: host, port: port, scheme: .http)
+                #expect(keys.serverIndex(https) != keys.serverIndex(http), "\(host) \(port ?? 0)")
+                #expect(keys.accountIndex(https, account: "a") != keys.accountIndex(http, account: "a"))
+            }
         }
     }
 
