@@ -16,22 +16,34 @@ public struct CredentialChange: Sendable, Equatable, CustomStringConvertible {
     public let kind: Kind
     /// The server (and port) the credential belongs to.
     public let domain: DomainTarget
+    /// The scheme, server and port the credential belongs to (https for `domain`, unless the
+    /// change was made for a site).
+    public let site: CredentialSite
     /// The account name.
     public let account: String
 
-    /// Creates a change description.
+    /// Creates a change description for an https credential.
     public init(kind: Kind, domain: DomainTarget, account: String) {
         self.kind = kind
         self.domain = domain
+        self.site = CredentialSite(scheme: .https, host: domain.host, port: domain.port)
+        self.account = account
+    }
+
+    /// Creates a change description for a credential of `site`, of either scheme (the owner's).
+    public init(kind: Kind, site: CredentialSite, account: String) {
+        self.kind = kind
+        self.domain = DomainTarget(normalizedHost: site.host, port: site.port)
+        self.site = site
         self.account = account
     }
 
     /// A question to put to the person, e.g. `Save the password for "alice" on example.com?`.
     public var description: String {
         switch kind {
-        case .add: "Save a password for \"\(account)\" on \(domain)?"
-        case .update: "Replace the saved password for \"\(account)\" on \(domain)?"
-        case .delete: "Delete the saved password for \"\(account)\" on \(domain)?"
+        case .add: "Save a password for \"\(account)\" on \(site.name)?"
+        case .update: "Replace the saved password for \"\(account)\" on \(site.name)?"
+        case .delete: "Delete the saved password for \"\(account)\" on \(site.name)?"
         }
     }
 }

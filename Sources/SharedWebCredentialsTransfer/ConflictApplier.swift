@@ -6,7 +6,7 @@ import SharedWebCredentials
 struct ConflictApplier {
     let batch: CredentialBatch
     let policy: ConflictPolicy
-    /// The location of the entry that first gave each (server, port, account).
+    /// The location of the entry that first gave each (scheme, server, port, account).
     private var firstLocation: [String: String] = [:]
     /// The location of the item that first gave each passkey, by credential ID.
     private var firstPasskeyLocation: [[UInt8]: String] = [:]
@@ -26,13 +26,14 @@ struct ConflictApplier {
         case skipped(SkipReason)
     }
 
-    mutating func apply(_ entry: ImportEntry, to site: DomainTarget) throws -> Result {
-        let key = "\(site.host)\u{0}\(site.port ?? 443)\u{0}\(entry.account)"
+    mutating func apply(_ entry: ImportEntry, to site: CredentialSite) throws -> Result {
+        let key = "\(site)\u{0}\(entry.account)"
         let earlier = firstLocation[key]
         if earlier == nil { firstLocation[key] = entry.location }
         let password = SecureBytes(utf8: entry.password)
         if policy != .replace, !startedEmpty || earlier != nil,
-            let existing = try batch.find(server: site.host, port: site.port, account: entry.account),
+            let existing = try batch.find(
+                server: site.host, port: site.port, scheme: site.scheme, account: entry.account),
             !(existing.password.isEqual(to: password) && existing.details == entry.details)
         {
             switch policy {
@@ -46,7 +47,7 @@ struct ConflictApplier {
         }
         return .outcome(
             try batch.upsert(
-                server: site.host, port: site.port, account: entry.account, password: password,
+                server: site.host, port: site.port, scheme: site.scheme, account: entry.account, password: password,
                 details: entry.details, created: entry.created, modified: entry.modified))
     }
 

@@ -98,7 +98,7 @@ public struct CredentialImport {
                 "its \(field) field is \(bytes) bytes, longer than the vault's limit of \(Credential.maximumFieldBytes) bytes (16 KiB) per field"
             return try apply(.invalid(location: entry.location, problem: problem), with: &applier, to: &summary)
         }
-        var sites: [DomainTarget] = []
+        var sites: [CredentialSite] = []
         var notWeb: SkipReason?
         for url in entry.urls {
             let address: SiteAddress
@@ -113,9 +113,9 @@ public struct CredentialImport {
                 notWeb = notWeb ?? .androidApp(package: package)
             case .notWeb(let what):
                 notWeb = notWeb ?? .notAWebsite(what)
-            case .site(let target, let insecure):
-                if insecure { summary.insecure.append(entry.location) }
-                if !sites.contains(target) { sites.append(target) }
+            case .site(let site):
+                if site.scheme == .http { summary.insecure.append(entry.location) }
+                if !sites.contains(site) { sites.append(site) }
             }
         }
         // An entry with a website and another address (an app, ssh) is kept for the website.

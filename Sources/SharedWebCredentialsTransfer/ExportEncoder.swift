@@ -41,7 +41,7 @@ struct ExportEncoder {
 
     /// One credential's record. The password is exposed here, and only here: it is what an export is.
     func record(_ credential: Credential) throws -> String {
-        let url = "https://\(DomainTarget(normalizedHost: credential.server, port: credential.port))/"
+        let url = "\(credential.site)/"
         let details = credential.details
         let password = credential.password.exposedString()
         switch format {

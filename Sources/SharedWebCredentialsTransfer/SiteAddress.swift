@@ -3,9 +3,9 @@ import SharedWebCredentials
 /// Where an imported URL points: a website the vault can store a credential for, an Android
 /// app, something else that is not a website, or a malformed web address (an error).
 enum SiteAddress: Equatable {
-    /// A web server: the host (IDNs in `xn--` form) and its non-default port. `insecure` when the
-    /// URL was `http:`, which the summary flags.
-    case site(DomainTarget, insecure: Bool)
+    /// A web server: its scheme (`http` only for an `http:` URL, which the summary flags; a bare
+    /// host is `https`), the host (IDNs in `xn--` form) and its port when not the scheme's default.
+    case site(CredentialSite)
     /// `android://HASH@PACKAGE/`, as Chrome writes for Android apps.
     case android(package: String)
     /// Not a website: another scheme (`ssh:`, `file:`, Firefox's own `chrome:`…), or text without
@@ -45,13 +45,13 @@ enum SiteAddress: Equatable {
         }
         var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        if scheme == "http", authority.hasSuffix(":80") { authority = authority.dropLast(3) }
         do {
             // A single-label (intranet) host needs its scheme, as browsers write it: a bare word
             // is more likely a title in the URL column than a host.
-            let target = try DomainTarget(
-                String(authority), allowDeveloperHosts: true, allowSingleLabel: scheme != nil)
-            return .site(target, insecure: scheme == "http")
+            return .site(
+                try CredentialSite(
+                    scheme: scheme == "http" ? .http : .https, authority: String(authority), allowDeveloperHosts: true,
+                    allowSingleLabel: scheme != nil))
         } catch let error as SharedWebCredentialsError {
             // Without a scheme, text that is no host name is not a web address at all.
             guard scheme != nil else { return .notWeb("no web address: no scheme, and no host name") }

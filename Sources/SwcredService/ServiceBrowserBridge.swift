@@ -18,7 +18,8 @@ final class ServiceBrowserBridge: BrowserVaultBridge {
     private let holder: VaultHolder
     private let consent: ConsentBroker
     private let logger: Logger
-    /// Remembered answers of the owner: "association\nsite" → approved.
+    /// Remembered answers of the owner: "association\nsite" → approved, the site with its scheme
+    /// (``CredentialSite/description``), so an answer for https is not one for http.
     private let remembered = Mutex<[String: Bool]>([:])
     /// The entries a browser was shown, by the id it knows them by, for `get-totp` and updates.
     private let shown = Mutex<[String: EntryKey]>([:])
@@ -27,8 +28,7 @@ final class ServiceBrowserBridge: BrowserVaultBridge {
 
     private struct EntryKey: Sendable {
         let association: String
-        let server: String
-        let port: Int?
+        let site: CredentialSite
         let account: String
     }
 
@@ -89,8 +89,7 @@ final class ServiceBrowserBridge: BrowserVaultBridge {
         let credentials = try await access.logins(for: association, url: url)
         return try zip(credentials, access.entryIDs(of: credentials)).map { credential, uuid in
             remember(
-                EntryKey(
-                    association: id, server: credential.server, port: credential.port, account: credential.account),
+                EntryKey(association: id, site: credential.site, account: credential.account),
                 as: uuid)
             return BrowserLogin(
                 login: credential.account, name: credential.label ?? credential.server,
@@ -105,7 +104,7 @@ final class ServiceBrowserBridge: BrowserVaultBridge {
             // An update names an entry this browser was shown on this page's site.
             guard let entry = shown.withLock({ $0[uuid] }), entry.association == id,
                 let site = BrowserAccess.site(of: change.url, allowsHTTP: association.allowsHTTP),
-                site.host == entry.server, site.port == entry.port
+                site == entry.site
             else { throw BrowserVaultError.unknownEntry }
         }
         do {
@@ -129,8 +128,9 @@ final class ServiceBrowserBridge: BrowserVaultBridge {
         let vault = try vault()
         guard try await association(id) != nil else { throw BrowserVaultError.notAssociated }
         guard let entry = shown.withLock({ $0[uuid] }), entry.association == id,
-            let credential = try vault.credentials.find(server: entry.server, port: entry.port, account: entry.account)
-                .first,
+            let credential = try vault.credentials.find(
+                server: entry.site.host, port: entry.site.port, scheme: entry.site.scheme, account: entry.account
+            ).first,
             let uri = credential.details.otpAuth, let generator = try? TOTP(uri: uri)
         else { throw BrowserVaultError.unknownEntry }
         return generator.code(at: Date())

@@ -53,15 +53,32 @@ struct CredentialDetailsTests {
     @Test("a payload of an unknown version, or with trailing bytes, does not decode")
     func unknownVersion() throws {
         let current = CredentialPayload.encode(
-            server: "example.com", port: nil, account: "bob", password: SecureBytes(utf8: "pw"), details: Self.details,
+            scheme: .https, server: "example.com", port: nil, account: "bob", password: SecureBytes(utf8: "pw"),
+            details: Self.details,
             created: Date(), modified: Date())
         var bytes = current.withUnsafeBytes { Array($0) }
         #expect(CredentialPayload.decode(SecureBytes(copying: bytes)) != nil)
-        bytes[0] = 3
+        bytes[0] = 4
         #expect(CredentialPayload.decode(SecureBytes(copying: bytes)) == nil)
-        bytes[0] = 2
+        bytes[0] = 3
         bytes.append(0)
         #expect(CredentialPayload.decode(SecureBytes(copying: bytes)) == nil)
+        bytes.removeLast()
+        bytes[bytes.count - 1] = 2
+        #expect(CredentialPayload.decode(SecureBytes(copying: bytes)) == nil, "a scheme byte that names none")
+    }
+
+    @Test("a version-3 payload keeps its scheme; a version-2 one (written before schemes were kept) is https")
+    func schemes() throws {
+        let http = CredentialPayload.encode(
+            scheme: .http, server: "plain.test", port: 8443, account: "bob", password: SecureBytes(utf8: "pw"),
+            details: .none, created: Date(), modified: Date())
+        #expect(CredentialPayload.decode(http)?.site.description == "http://plain.test:8443")
+        var bytes = http.withUnsafeBytes { Array($0) }
+        bytes[0] = 2
+        #expect(CredentialPayload.decode(SecureBytes(copying: bytes)) == nil, "version 2 has no scheme byte")
+        bytes.removeLast()
+        #expect(CredentialPayload.decode(SecureBytes(copying: bytes))?.scheme == .https)
     }
 
     /// The layout version 1 wrote: server, account, password, label, port, created, modified.

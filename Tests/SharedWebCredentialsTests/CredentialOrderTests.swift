@@ -50,7 +50,8 @@ struct CredentialOrderTests {
     /// A credential whose password object identifies it in the sorted list.
     static func credential(_ server: String, _ port: Int?, _ account: String) -> Credential {
         Credential(
-            server: server, port: port, account: account, password: SecureBytes(utf8: "pw"), details: .none,
+            scheme: .https, server: server, port: port, account: account, password: SecureBytes(utf8: "pw"),
+            details: .none,
             created: Date(timeIntervalSince1970: 0), modified: Date(timeIntervalSince1970: 0))
     }
 }

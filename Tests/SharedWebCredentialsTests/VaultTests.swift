@@ -41,9 +41,9 @@ struct VaultTests {
         #expect(
             try store.servers()
                 == [
-                    CredentialServer(server: "example.com", port: nil),
-                    CredentialServer(server: "example.com", port: 8443),
-                    CredentialServer(server: "other.example", port: nil),
+                    CredentialServer(server: "example.com", port: nil, scheme: .https),
+                    CredentialServer(server: "example.com", port: 8443, scheme: .https),
+                    CredentialServer(server: "other.example", port: nil, scheme: .https),
                 ])
         #expect(try store.delete(server: "example.com", account: "alice"))
         #expect(try !store.delete(server: "example.com", account: "alice"))

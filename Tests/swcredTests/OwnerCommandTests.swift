@@ -56,10 +56,11 @@ struct OwnerCommandTests {
         #expect(listed.count == 2)
         #expect(
             listed.map { Set($0.keys) } == [
-                ["server", "account", "label", "created", "modified"],
-                ["server", "port", "account", "label", "created", "modified"],
+                ["scheme", "server", "account", "label", "created", "modified"],
+                ["scheme", "server", "port", "account", "label", "created", "modified"],
             ])
         #expect(listed[0]["server"] as? String == "example.com" && listed[0]["label"] as? String == "Work")
+        #expect(listed.map { $0["scheme"] as? String } == ["https", "https"])
         #expect(listed[1]["port"] as? Int == 8443 && listed[1]["label"] is NSNull)
         #expect(try swcred(["item", "list"]).stdout.hasPrefix("example.com\talice\tWork\t"))
         let searched = try #require(try json(["item", "list", "--search", "BO"]) as? [[String: Any]])
@@ -71,7 +72,9 @@ struct OwnerCommandTests {
         #expect(alice["password"] as? String == "pw-alice", "off a terminal the password is printed")
         #expect(alice["label"] as? String == "Work" && alice["notes"] is NSNull && alice["otpauth"] is NSNull)
         #expect(
-            Set(alice.keys) == ["server", "account", "password", "label", "notes", "otpauth", "created", "modified"])
+            Set(alice.keys) == [
+                "scheme", "server", "account", "password", "label", "notes", "otpauth", "created", "modified",
+            ])
         #expect(try shown("example.com:8443", account: "bob")["password"] as? String == bobPassword)
 
         try swcred(
@@ -92,6 +95,37 @@ struct OwnerCommandTests {
         try swcred(["item", "remove", "example.com", "--account", "alicia", "--yes"])
         try swcred(["item", "remove", "example.com", "--account", "alicia", "--yes"], status: 5)
         try swcred(["item", "show", "example.com", "--account", "alicia"], status: 5)
+    }
+
+    @Test("one account on one host over two ports and two schemes is four credentials, each listed with its scheme")
+    func schemesAndPorts() throws {
+        let sites = ["plain.test", "plain.test:8443", "http://plain.test", "http://plain.test:8443/"]
+        for (number, site) in sites.enumerated() {
+            let added = try swcred(
+                ["item", "set", site, "--account", "alice", "--password-stdin", "--yes"], stdin: "pw-\(number)")
+            #expect(added.stderr.contains("added: \"alice\""), "\(site): \(added.stderr)")
+        }
+        let listed = try #require(try json(["item", "list"]) as? [[String: Any]])
+        #expect(listed.map { $0["scheme"] as? String } == ["https", "http", "https", "http"])
+        #expect(listed.map { $0["port"] as? Int } == [nil, nil, 8443, 8443])
+        #expect(
+            try swcred(["item", "list"]).stdout.split(separator: "\n").map { $0.split(separator: "\t")[0] } == [
+                "plain.test", "http://plain.test", "plain.test:8443", "http://plain.test:8443",
+            ])
+        for (number, site) in sites.enumerated() {
+            let credential = try shown(site, account: "alice")
+            #expect(credential["password"] as? String == "pw-\(number)", "\(site)")
+            #expect(credential["scheme"] as? String == (site.hasPrefix("http://") ? "http" : "https"))
+        }
+        let byDomain = try #require(
+            try json(["item", "list", "--domain", "http://plain.test:8443"]) as? [[String: Any]])
+        #expect(byDomain.count == 1 && byDomain.first?["scheme"] as? String == "http")
+        // Port 443 is the default of https only: http://plain.test:443 is a fifth site, with nothing saved.
+        try swcred(["item", "show", "http://plain.test:443", "--account", "alice"], status: 5)
+        try swcred(["item", "show", "ftp://plain.test", "--account", "alice"], status: 2)
+        try swcred(["item", "remove", "http://plain.test", "--account", "alice", "--yes"])
+        #expect(try shown("plain.test", account: "alice")["password"] as? String == "pw-0")
+        #expect(try #require(try json(["item", "list"]) as? [[String: Any]]).count == 3)
     }
 
     /// Runs swcred with `input` written into a socket as its standard input: a descriptor that

@@ -177,11 +177,9 @@ public struct AuditCredential: Sendable, Hashable, Codable {
         self.account = account
     }
 
-    /// A reference to `credential`.
+    /// A reference to `credential`, its site named as lists show it (``CredentialSite/name``).
     public init(_ credential: Credential) {
-        self.init(
-            domain: credential.port.map { "\(credential.server):\($0)" } ?? credential.server,
-            account: credential.account)
+        self.init(domain: credential.site.name, account: credential.account)
     }
 }
 

@@ -2,11 +2,14 @@ import Foundation
 
 /// What an approved browser may do with the vault: the third caller's rules, beside the gate.
 ///
-/// - A page gets the credentials of its own host only: the exact host, its port kept apart
-///   (443 is the default), and the hosts Apple's shared-credential groups say share that
-///   site's sign-in; never a parent, a sibling or a look-alike host.
+/// - A page gets the credentials of its own site only: the exact host, its port and its scheme
+///   kept apart (`https://host:8443` and `http://host:8443` are two sites, and 443 is no port
+///   for https only), and for an https page on the default port the hosts Apple's
+///   shared-credential groups say share that site's sign-in; never a parent, a sibling or a
+///   look-alike host.
 /// - A URL with user information gets nothing; an `http://` page gets nothing unless the owner
-///   allowed it for that association; any other scheme gets nothing.
+///   allowed it for that association, and then only http credentials; any other scheme gets
+///   nothing.
 /// - A save honours never-save, the field limits and all-or-nothing of every other write, and
 ///   touches nothing but the credential (no app, token or verdict).
 /// - Every release and save is in the audit log as `browser:NAME`.
@@ -20,34 +23,31 @@ public struct BrowserAccess: Sendable {
 
     /// The site of a page the association may be served for, or nil with nothing released: the
     /// URL must be `https://` (or `http://` when `allowsHTTP`), carry no user information, and
-    /// name a host swcred accepts (``DomainTarget``).
-    public static func site(of url: String, allowsHTTP: Bool) -> DomainTarget? {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+    /// name a host swcred accepts (``DomainTarget``). The site keeps the page's scheme: an
+    /// `http://` page's site is never an `https://` one, on any port, so no https credential goes
+    /// to a page anyone on the path sees, and no http page overwrites one.
+    public static func site(of url: String, allowsHTTP: Bool) -> CredentialSite? {
+        guard let components = URLComponents(string: url), let schemeName = components.scheme?.lowercased(),
             components.user == nil, components.password == nil, let host = components.host, !host.isEmpty
         else { return nil }
-        switch scheme {
-        case "https": break
-        case "http" where allowsHTTP: break
+        let scheme: CredentialScheme
+        switch schemeName {
+        case "https": scheme = .https
+        case "http" where allowsHTTP: scheme = .http
         default: return nil
         }
-        var port = components.port
-        if scheme == "http", port == 80 || port == nil { port = nil }
+        let port = components.port
         guard let target = try? DomainTarget(port.map { "\(host):\($0)" } ?? host) else { return nil }
-        // An http:// page's credentials are those saved for its host on port 80 (kept apart from
-        // https, whose default is 443): no https credential goes to a page anyone on the path sees.
-        if scheme == "http" {
-            return DomainTarget(normalizedHost: target.host, port: components.port ?? 80)
-        }
-        return target
+        return CredentialSite(scheme: scheme, host: target.host, port: port)
     }
 
     /// The credentials the page `url` gets, sorted by server and account: those of its own site
-    /// and of the sites sharing its sign-in. Appends a `request` entry as `browser:NAME` naming
+    /// and, for an https page on the default port, of the sites sharing its sign-in. Appends a `request` entry as `browser:NAME` naming
     /// what was released (also when nothing was). Empty for a URL ``site(of:allowsHTTP:)`` refuses.
     public func logins(for association: BrowserAssociation, url: String) async throws -> [Credential] {
         guard let site = Self.site(of: url, allowsHTTP: association.allowsHTTP) else { return [] }
-        var found = try vault.credentials.find(server: site.host, port: site.port)
-        if site.port == nil {
+        var found = try vault.credentials.find(server: site.host, port: site.port, scheme: site.scheme)
+        if site.scheme == .https, site.port == nil {
             for shared in SharedCredentialGroups.domains(sharingCredentialsWith: site.host) {
                 found += try vault.credentials.find(server: shared)
             }
@@ -55,7 +55,7 @@ public struct BrowserAccess: Sendable {
         found.sort { ($0.server, $0.port ?? 443, $0.account) < ($1.server, $1.port ?? 443, $1.account) }
         _ = try await vault.audit.append(
             AuditEvent(
-                actor: association.actor, operation: .request, domain: site.description,
+                actor: association.actor, operation: .request, domain: site.name,
                 released: found.map(AuditCredential.init)))
         return found
     }
@@ -79,12 +79,12 @@ public struct BrowserAccess: Sendable {
                 "\(site.host) is marked \"never save\": nothing was saved (`swcred never-save clear` lifts it)")
         }
         let outcome = try vault.credentials.upsert(
-            server: site.host, port: site.port, account: account, password: password)
+            server: site.host, port: site.port, scheme: site.scheme, account: account, password: password)
         if outcome != .unchanged {
             _ = try await vault.audit.append(
                 AuditEvent(
                     actor: association.actor, operation: outcome == .added ? .add : .update,
-                    domain: site.description, account: account))
+                    domain: site.name, account: account))
         }
         return outcome
     }
@@ -101,8 +101,9 @@ public struct BrowserAccess: Sendable {
     }
 
     /// The ids a browser knows `credentials` by, in order: 32 hexadecimal digits of a keyed hash
-    /// of each one's server, port and account, so they say nothing of them and stay stable while
-    /// the key does. One read of the keys for all of them.
+    /// of each one's server, port, account and (for http only, so https ids stay as they were)
+    /// scheme, so they say nothing of them and stay stable while the key does. One read of the
+    /// keys for all of them.
     public func entryIDs(of credentials: [Credential]) throws -> [String] {
         try vault.read { _, keys in
             credentials.map { credential in
@@ -112,7 +113,7 @@ public struct BrowserAccess: Sendable {
                         Array(credential.server.utf8),
                         withUnsafeBytes(of: Int64(credential.port ?? 443).littleEndian) { Array($0) },
                         Array(credential.account.utf8),
-                    ]
+                    ] + (credential.scheme == .https ? [] : [Array(credential.scheme.rawValue.utf8)])
                 ).prefix(16).map { String(format: "%02x", $0) }.joined()
             }
         }

@@ -1,10 +1,12 @@
 import Foundation
 
-/// One saved credential: a server (and port), an account and its password.
+/// One saved credential: a scheme, a server (and port), an account and its password.
 public struct Credential: Sendable {
+    /// `https` (all that apps reach) or `http`: part of the credential's identity.
+    public let scheme: CredentialScheme
     /// The normalised host name (lower-case ASCII).
     public let server: String
-    /// The port, only when it is not the default (443).
+    /// The port, only when it is not the scheme's default (443 for https, 80 for http).
     public let port: Int?
     /// The account name, exactly as saved.
     public let account: String
@@ -19,11 +21,14 @@ public struct Credential: Sendable {
 
     /// The owner's label, if any.
     public var label: String? { details.label }
+
+    /// The scheme, server and port the credential is saved for.
+    public var site: CredentialSite { CredentialSite(scheme: scheme, host: server, port: port) }
 }
 
-/// What ``CredentialStore/upsert(server:port:account:password:details:)`` did.
+/// What ``CredentialStore/upsert(server:port:scheme:account:password:details:)`` did.
 public enum UpsertOutcome: Sendable, Equatable {
-    /// No credential existed for (server, port, account); one was added.
+    /// No credential existed for (scheme, server, port, account); one was added.
     case added
     /// One existed with a different password or details; it was updated.
     case updated
@@ -31,14 +36,15 @@ public enum UpsertOutcome: Sendable, Equatable {
     case unchanged
 }
 
-/// The identity of a credential: a normalised server, port and account.
+/// The identity of a credential short of its account: a normalised server, port and scheme.
 struct CredentialKey: Sendable {
     let server: String
     let port: Int?
+    let scheme: CredentialScheme
 
-    /// Normalises a server: lower-cased; port 443 (the HTTPS default) is stored as no port.
-    /// Full host validation (IDNA, the rules of SPEC §2) belongs to the caller.
-    init(server: String, port: Int?) throws {
+    /// Normalises a server: lower-cased; the scheme's default port (443, or 80 for http) is
+    /// stored as no port. Full host validation (IDNA, the rules of SPEC §2) belongs to the caller.
+    init(server: String, port: Int?, scheme: CredentialScheme = .https) throws {
         let normalised = server.lowercased()
         guard !normalised.isEmpty, normalised.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
             throw SharedWebCredentialsError(
@@ -49,7 +55,8 @@ struct CredentialKey: Sendable {
             throw SharedWebCredentialsError(.invalidInput, "Port \(port) is out of range: use 1...65535.")
         }
         self.server = normalised
-        self.port = port == 443 ? nil : port
+        self.port = port == scheme.defaultPort ? nil : port
+        self.scheme = scheme
     }
 }
 

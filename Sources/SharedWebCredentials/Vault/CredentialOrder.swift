@@ -1,5 +1,5 @@
 /// The order in which credentials are listed and released: by server, then port (none first),
-/// then account, each compared as Swift compares strings.
+/// then scheme (https first), then account, each compared as Swift compares strings.
 ///
 /// A request without a domain sorts every credential it releases, often a thousand on one
 /// server. Sorting the `Credential` values with a tuple comparison moved whole values and
@@ -9,7 +9,7 @@
 /// ASCII. Only keys that tie are settled by comparing the names as strings, so the order is
 /// exactly the tuple comparison's, equal names keeping their places (the sort is stable).
 enum CredentialOrder {
-    /// `credentials` sorted by server, port (none first) and account.
+    /// `credentials` sorted by server, port (none first), scheme (https first) and account.
     static func sorted(_ credentials: [Credential]) -> [Credential] {
         guard credentials.count > 1 else { return credentials }
         let ranks = serverRanks(credentials)
@@ -22,12 +22,12 @@ enum CredentialOrder {
         return keys.map { credentials[$0.index] }
     }
 
-    /// Whether `lhs`'s (server, port) comes before `rhs`'s.
+    /// Whether `lhs`'s (server, port, scheme) comes before `rhs`'s.
     private static func serverPrecedes(_ lhs: Credential, _ rhs: Credential) -> Bool {
-        (lhs.server, lhs.port ?? 0) < (rhs.server, rhs.port ?? 0)
+        (lhs.server, lhs.port ?? 0, lhs.scheme.listOrder) < (rhs.server, rhs.port ?? 0, rhs.scheme.listOrder)
     }
 
-    /// For each credential, the rank of its (server, port) among the distinct ones in order:
+    /// For each credential, the rank of its (server, port, scheme) among the distinct ones in order:
     /// equal servers share a rank. Credentials read through one blind index come in runs of one
     /// server, so servers are compared once a run, not once a credential.
     private static func serverRanks(_ credentials: [Credential]) -> [Int] {
@@ -36,7 +36,7 @@ enum CredentialOrder {
         runOfCredential.reserveCapacity(credentials.count)
         for (offset, credential) in credentials.enumerated() {
             let sameAsRun = runStarts.last.map {
-                credentials[$0].server == credential.server && credentials[$0].port == credential.port
+                credentials[$0].site == credential.site
             }
             if sameAsRun != true { runStarts.append(offset) }
             runOfCredential.append(runStarts.count - 1)
@@ -59,7 +59,7 @@ enum CredentialOrder {
 
     /// What a credential is sorted by, short of its account name itself.
     private struct SortKey {
-        /// The rank of the credential's (server, port).
+        /// The rank of the credential's (server, port, scheme).
         let rank: Int
         /// The account name's first eight bytes, big-endian, zero-padded: for two ASCII names,
         /// different prefixes order them as the names do.

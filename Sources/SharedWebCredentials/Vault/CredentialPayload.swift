@@ -3,17 +3,22 @@ import Foundation
 /// The plaintext inside a credential's sealed blob, encoded as length-prefixed fields straight
 /// into locked memory (no intermediate `String` or `Data` copies of the password).
 ///
-/// Layout (integers little-endian): version u8 = 2, then server, account, password, label,
+/// Layout (integers little-endian): version u8 = 3, then server, account, password, label,
 /// notes and otpauth URI as (u32 length, bytes; empty = none), then port u32 (0 = none), created
-/// and modified as i64 milliseconds since 1970. Version 1, written before notes and otpauth
-/// URIs existed, lacks those two fields; it is still read, and written back as version 2.
+/// and modified as i64 milliseconds since 1970, then the scheme as u8 (0 = https, 1 = http).
+/// Version 2, written before schemes were kept, lacks the scheme and is https; version 1,
+/// written before notes and otpauth URIs existed, lacks those two fields as well. Both are still
+/// read, and written back as version 3. The scheme is sealed here and in the blind indexes that
+/// the associated data binds, so a store that changes a record's scheme fails its authentication.
 enum CredentialPayload {
-    private static let version: UInt8 = 2
+    private static let version: UInt8 = 3
+    private static let versionWithoutScheme: UInt8 = 2
     private static let versionWithoutNotes: UInt8 = 1
 
     /// Encodes a credential's fields.
     static func encode(
-        server: String, port: Int?, account: String, password: SecureBytes, details: CredentialDetails,
+        scheme: CredentialScheme, server: String, port: Int?, account: String, password: SecureBytes,
+        details: CredentialDetails,
         created: Date, modified: Date
     ) -> SecureBytes {
         let serverBytes = Array(server.utf8)
@@ -21,7 +26,7 @@ enum CredentialPayload {
         let detailFields = [details.label, details.notes, details.otpAuth].map { Array(($0 ?? "").utf8) }
         let count =
             1 + 4 * 6 + serverBytes.count + accountBytes.count + password.count
-            + detailFields.reduce(0) { $0 + $1.count } + 4 + 16
+            + detailFields.reduce(0) { $0 + $1.count } + 4 + 16 + 1
         return SecureBytes(count: count) { buffer in
             var writer = Writer(buffer: buffer)
             writer.append(version)
@@ -32,6 +37,7 @@ enum CredentialPayload {
             writer.append(UInt32(port ?? 0))
             writer.append(Int64((created.timeIntervalSince1970 * 1000).rounded()))
             writer.append(Int64((modified.timeIntervalSince1970 * 1000).rounded()))
+            writer.append(UInt8(scheme == .https ? 0 : 1))
             precondition(writer.offset == count, "credential payload size mismatch")
         }
     }
@@ -41,23 +47,33 @@ enum CredentialPayload {
         payload.withUnsafeBytes { bytes -> Credential? in
             var reader = Reader(bytes: bytes)
             guard let payloadVersion = reader.readInteger(UInt8.self),
-                payloadVersion == version || payloadVersion == versionWithoutNotes,
+                (versionWithoutNotes...version).contains(payloadVersion),
                 let server = reader.readText(),
                 let account = reader.readText(),
                 let password = reader.readField().map({ SecureBytes(copying: $0) }),
                 let label = reader.readText(),
-                let notes = payloadVersion == version ? reader.readText() : "",
-                let otpAuth = payloadVersion == version ? reader.readText() : "",
+                let notes = payloadVersion > versionWithoutNotes ? reader.readText() : "",
+                let otpAuth = payloadVersion > versionWithoutNotes ? reader.readText() : "",
                 let port = reader.readInteger(UInt32.self),
                 let created = reader.readInteger(Int64.self),
                 let modified = reader.readInteger(Int64.self),
+                let scheme = payloadVersion == version ? Self.scheme(reader.readInteger(UInt8.self)) : .https,
                 reader.offset == bytes.count
             else { return nil }
             return Credential(
-                server: server, port: port == 0 ? nil : Int(port), account: account, password: password,
+                scheme: scheme, server: server, port: port == 0 ? nil : Int(port), account: account, password: password,
                 details: CredentialDetails(label: label, notes: notes, otpAuth: otpAuth),
                 created: Date(timeIntervalSince1970: Double(created) / 1000),
                 modified: Date(timeIntervalSince1970: Double(modified) / 1000))
+        }
+    }
+
+    /// The scheme of a version-3 payload's last byte; nil for a byte that names none.
+    private static func scheme(_ byte: UInt8?) -> CredentialScheme? {
+        switch byte {
+        case 0: .https
+        case 1: .http
+        default: nil
         }
     }
 

@@ -2,8 +2,8 @@ import Foundation
 
 /// The owner's ungated access to the credentials of a vault.
 ///
-/// Credentials are identified by (server, port, account): the server is lower-cased and port
-/// 443 counts as no port. Lookups go through keyed blind indexes; every record is sealed with
+/// Credentials are identified by (scheme, server, port, account): the server is lower-cased and
+/// the scheme's default port (443 for https, 80 for http) counts as no port. Lookups go through keyed blind indexes; every record is sealed with
 /// XChaCha20-Poly1305 and a record that fails authentication throws `.integrityFailure`
 /// without affecting the others. The gated, app-facing facade sits on top of this store.
 public struct CredentialStore: Sendable {
@@ -13,10 +13,12 @@ public struct CredentialStore: Sendable {
     /// one. Nil `details` keeps an existing credential's details, and gives a new one none.
     @discardableResult
     public func upsert(
-        server: String, port: Int? = nil, account: String, password: SecureBytes, details: CredentialDetails? = nil
+        server: String, port: Int? = nil, scheme: CredentialScheme = .https, account: String, password: SecureBytes,
+        details: CredentialDetails? = nil
     ) throws -> UpsertOutcome {
         try batch {
-            try $0.upsert(server: server, port: port, account: account, password: password, details: details)
+            try $0.upsert(
+                server: server, port: port, scheme: scheme, account: account, password: password, details: details)
         }
     }
 
@@ -27,10 +29,13 @@ public struct CredentialStore: Sendable {
         }
     }
 
-    /// The credentials saved for `server` and `port` (nil or 443 for the default port), only the
-    /// one for `account` when it is given. Throws `.integrityFailure` if a matching record is damaged.
-    public func find(server: String, port: Int? = nil, account: String? = nil) throws -> [Credential] {
-        let key = try CredentialKey(server: server, port: port)
+    /// The credentials saved for `server` and `port` (nil for the scheme's default) over `scheme`,
+    /// only the one for `account` when it is given. Throws `.integrityFailure` if a matching
+    /// record is damaged.
+    public func find(
+        server: String, port: Int? = nil, scheme: CredentialScheme = .https, account: String? = nil
+    ) throws -> [Credential] {
+        let key = try CredentialKey(server: server, port: port, scheme: scheme)
         return try vault.read { db, keys in try Self.find(key, account: account, db: db, keys: keys, vault: vault) }
     }
 
@@ -85,21 +90,25 @@ public struct CredentialStore: Sendable {
         return try open(row, db: db, keys: keys, vault: vault, matching: keys.serverIndex(key), accountIndex)
     }
 
-    /// Deletes the credential for (server, port, account). Returns whether one existed.
+    /// Deletes the credential for (scheme, server, port, account). Returns whether one existed.
     @discardableResult
-    public func delete(server: String, port: Int? = nil, account: String) throws -> Bool {
-        try batch { try $0.delete(server: server, port: port, account: account) }
+    public func delete(
+        server: String, port: Int? = nil, scheme: CredentialScheme = .https, account: String
+    ) throws -> Bool {
+        try batch { try $0.delete(server: server, port: port, scheme: scheme, account: account) }
     }
 
-    /// Every (server, port) with at least one credential, sorted. Opens every record, so it
-    /// throws `.integrityFailure` if any is damaged.
+    /// Every (server, port, scheme) with at least one credential, sorted. Opens every record, so
+    /// it throws `.integrityFailure` if any is damaged.
     public func servers() throws -> [CredentialServer] {
         var servers = Set<CredentialServer>()
-        try forEach { servers.insert(CredentialServer(server: $0.server, port: $0.port)) }
-        return servers.sorted { ($0.server, $0.port ?? 0) < ($1.server, $1.port ?? 0) }
+        try forEach { servers.insert(CredentialServer(server: $0.server, port: $0.port, scheme: $0.scheme)) }
+        return servers.sorted { lhs, rhs in
+            (lhs.server, lhs.port ?? 0, lhs.scheme.listOrder) < (rhs.server, rhs.port ?? 0, rhs.scheme.listOrder)
+        }
     }
 
-    /// Every credential, sorted by server, port and account. Opens every record, so it throws
+    /// Every credential, sorted by server, port, scheme and account. Opens every record, so it throws
     /// `.integrityFailure` if any is damaged.
     public func all() throws -> [Credential] {
         var found: [Credential] = []
@@ -107,10 +116,11 @@ public struct CredentialStore: Sendable {
         return CredentialOrder.sorted(found)
     }
 
-    /// The credentials of every server that one of `entries` could cover, found through the blind
-    /// indexes without opening any other record: an exact entry looks up its server's index, a
-    /// wildcard `*.example.com` that of `example.com` and the parent-domain index of
-    /// `example.com` (every server under it). Sorted by server, port and account.
+    /// The https credentials of every server that one of `entries` could cover, found through the
+    /// blind indexes without opening any other record: an exact entry looks up its server's index,
+    /// a wildcard `*.example.com` that of `example.com` and the parent-domain index of
+    /// `example.com` (every server under it, whose http credentials are dropped: apps reach
+    /// https only). Sorted by server, port and account.
     ///
     /// The caller still checks each one against the entries (ports, and the exact-entry-first
     /// rule), as ``SharedWebCredentials/request(domain:account:includeShared:)`` does: an index
@@ -134,7 +144,8 @@ public struct CredentialStore: Sendable {
         var found: [Credential] = []
         for index in serverIndexes {
             try db.forEachRowInPlace(selectByServer, [.blob(index)]) {
-                found.append(try open($0, db: db, keys: keys, vault: vault))
+                let credential = try open($0, db: db, keys: keys, vault: vault)
+                if credential.scheme == .https { found.append(credential) }
             }
         }
         return CredentialOrder.sorted(found)
@@ -213,7 +224,7 @@ public struct CredentialStore: Sendable {
     }
 
     /// Seals a credential for row `id` at `version` and writes it: insert or replace, or with
-    /// `onlyIfAbsent` insert unless (server, port, account) exists. Returns whether a row was
+    /// `onlyIfAbsent` insert unless (scheme, server, port, account) exists. Returns whether a row was
     /// written; the caller records the change in the commitment.
     @discardableResult
     static func store(
@@ -224,7 +235,8 @@ public struct CredentialStore: Sendable {
         let serverIndex = keys.serverIndex(key)
         let accountIndex = knownAccountIndex ?? keys.accountIndex(key, account: account)
         let payload = CredentialPayload.encode(
-            server: key.server, port: key.port, account: account, password: password, details: details,
+            scheme: key.scheme, server: key.server, port: key.port, account: account, password: password,
+            details: details,
             created: created, modified: modified)
         let sealed = AuthenticatedEncryption.seal(
             payload, key: keys.recordKey,
@@ -266,19 +278,22 @@ public struct CredentialStore: Sendable {
             }
             try store(
                 db, keys: newKeys, id: id, version: version,
-                key: CredentialKey(server: credential.server, port: credential.port), account: credential.account,
+                key: CredentialKey(server: credential.server, port: credential.port, scheme: credential.scheme),
+                account: credential.account,
                 password: credential.password, details: credential.details, created: credential.created,
                 modified: credential.modified)
         }
     }
 }
 
-/// A server and port with saved credentials.
+/// A server, port and scheme with saved credentials.
 public struct CredentialServer: Sendable, Hashable {
     /// The normalised host name.
     public let server: String
-    /// The port, only when not the default.
+    /// The port, only when not the scheme's default.
     public let port: Int?
+    /// `https` or `http`.
+    public let scheme: CredentialScheme
 }
 
 /// Changes made inside one transaction of ``CredentialStore/batch(_:)``.
@@ -296,10 +311,10 @@ public struct CredentialBatch {
     /// and no field may be longer than ``Credential/maximumFieldBytes`` (`.invalidInput`).
     @discardableResult
     public func upsert(
-        server: String, port: Int? = nil, account: String, password: SecureBytes, details: CredentialDetails? = nil,
-        created: Date? = nil, modified: Date? = nil
+        server: String, port: Int? = nil, scheme: CredentialScheme = .https, account: String, password: SecureBytes,
+        details: CredentialDetails? = nil, created: Date? = nil, modified: Date? = nil
     ) throws -> UpsertOutcome {
-        let key = try CredentialKey(server: server, port: port)
+        let key = try CredentialKey(server: server, port: port, scheme: scheme)
         guard !password.isEmpty else {
             throw SharedWebCredentialsError(.invalidInput, "The password is empty: give a non-empty password.")
         }
@@ -338,18 +353,22 @@ public struct CredentialBatch {
         Int(try db.integer("SELECT COUNT(*) FROM credentials") ?? 0)
     }
 
-    /// The credential for (server, port, account) as this transaction sees it, or nil.
-    public func find(server: String, port: Int? = nil, account: String) throws -> Credential? {
-        let key = try CredentialKey(server: server, port: port)
+    /// The credential for (scheme, server, port, account) as this transaction sees it, or nil.
+    public func find(
+        server: String, port: Int? = nil, scheme: CredentialScheme = .https, account: String
+    ) throws -> Credential? {
+        let key = try CredentialKey(server: server, port: port, scheme: scheme)
         let row = try db.row(
             "\(CredentialStore.columns) WHERE account_index = ?", [.blob(keys.accountIndex(key, account: account))])
         return try row.map { try CredentialStore.open($0, db: db, keys: keys, vault: vault) }
     }
 
-    /// Deletes the credential for (server, port, account). Returns whether one existed.
+    /// Deletes the credential for (scheme, server, port, account). Returns whether one existed.
     @discardableResult
-    public func delete(server: String, port: Int? = nil, account: String) throws -> Bool {
-        let key = try CredentialKey(server: server, port: port)
+    public func delete(
+        server: String, port: Int? = nil, scheme: CredentialScheme = .https, account: String
+    ) throws -> Bool {
+        let key = try CredentialKey(server: server, port: port, scheme: scheme)
         let index = keys.accountIndex(key, account: account)
         let deleted = try db.returningRow(
             "DELETE FROM credentials WHERE account_index = ? RETURNING id, version", [.blob(index)])
@@ -359,11 +378,14 @@ public struct CredentialBatch {
         return true
     }
 
-    /// Gives the credential for (server, port, account) the account name `newAccount`, keeping
-    /// its password, details and dates. Throws `itemNotFound` when there is none, and
+    /// Gives the credential for (scheme, server, port, account) the account name `newAccount`,
+    /// keeping its password, details and dates. Throws `itemNotFound` when there is none, and
     /// `invalidInput` when `newAccount` is empty or already has a credential on that server.
-    public func rename(server: String, port: Int? = nil, account: String, to newAccount: String) throws {
-        let key = try CredentialKey(server: server, port: port)
+    public func rename(
+        server: String, port: Int? = nil, scheme: CredentialScheme = .https, account: String,
+        to newAccount: String
+    ) throws {
+        let key = try CredentialKey(server: server, port: port, scheme: scheme)
         guard !newAccount.isEmpty else {
             throw SharedWebCredentialsError(.invalidInput, "The new account name is empty: give a non-empty account.")
         }

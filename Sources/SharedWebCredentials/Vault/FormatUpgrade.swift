@@ -74,7 +74,8 @@ enum FormatUpgrade {
             let version = from == VaultKeys.legacyFormatVersion ? 1 : storedVersion
             let resealed = AuthenticatedEncryption.seal(
                 CredentialPayload.encode(
-                    server: credential.server, port: credential.port, account: credential.account,
+                    scheme: credential.scheme, server: credential.server, port: credential.port,
+                    account: credential.account,
                     password: credential.password, details: credential.details, created: credential.created,
                     modified: credential.modified),
                 key: keys.recordKey,

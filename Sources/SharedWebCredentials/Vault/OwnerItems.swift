@@ -11,13 +11,14 @@ public struct OwnerItems: Sendable {
     /// nil `details` keeps them. Records `item-set` unless nothing changed.
     @discardableResult
     public func set(
-        server: String, port: Int? = nil, account: String, password: SecureBytes, details: CredentialDetails? = nil
+        server: String, port: Int? = nil, scheme: CredentialScheme = .https, account: String, password: SecureBytes,
+        details: CredentialDetails? = nil
     ) throws -> UpsertOutcome {
         try vault.credentials.batch { batch in
             let outcome = try batch.upsert(
-                server: server, port: port, account: account, password: password, details: details)
+                server: server, port: port, scheme: scheme, account: account, password: password, details: details)
             if outcome != .unchanged {
-                try batch.recordAudit(event(.itemSet, server: server, port: port, account: account))
+                try batch.recordAudit(event(.itemSet, server: server, port: port, scheme: scheme, account: account))
             }
             return outcome
         }
@@ -25,27 +26,33 @@ public struct OwnerItems: Sendable {
 
     /// Removes a credential; returns whether one existed. Records `item-remove` when one did.
     @discardableResult
-    public func remove(server: String, port: Int? = nil, account: String) throws -> Bool {
+    public func remove(
+        server: String, port: Int? = nil, scheme: CredentialScheme = .https, account: String
+    ) throws -> Bool {
         try vault.credentials.batch { batch in
-            guard try batch.delete(server: server, port: port, account: account) else { return false }
-            try batch.recordAudit(event(.itemRemove, server: server, port: port, account: account))
+            guard try batch.delete(server: server, port: port, scheme: scheme, account: account) else { return false }
+            try batch.recordAudit(event(.itemRemove, server: server, port: port, scheme: scheme, account: account))
             return true
         }
     }
 
     /// Renames a credential's account, keeping its password, details and dates; records
-    /// `item-rename` with the new account name. See ``CredentialBatch/rename(server:port:account:to:)``.
-    public func rename(server: String, port: Int? = nil, account: String, to newAccount: String) throws {
+    /// `item-rename` with the new account name. See
+    /// ``CredentialBatch/rename(server:port:scheme:account:to:)``.
+    public func rename(
+        server: String, port: Int? = nil, scheme: CredentialScheme = .https, account: String, to newAccount: String
+    ) throws {
         try vault.credentials.batch { batch in
-            try batch.rename(server: server, port: port, account: account, to: newAccount)
-            try batch.recordAudit(event(.itemRename, server: server, port: port, account: newAccount))
+            try batch.rename(server: server, port: port, scheme: scheme, account: account, to: newAccount)
+            try batch.recordAudit(event(.itemRename, server: server, port: port, scheme: scheme, account: newAccount))
         }
     }
 
-    private func event(_ operation: AuditOperation, server: String, port: Int?, account: String) -> AuditEvent {
-        let host = server.lowercased()
-        let domain = port.map { $0 == 443 ? host : "\(host):\($0)" } ?? host
-        return AuditEvent(actor: .owner, operation: operation, domain: domain, account: account)
+    private func event(
+        _ operation: AuditOperation, server: String, port: Int?, scheme: CredentialScheme, account: String
+    ) -> AuditEvent {
+        let site = CredentialSite(scheme: scheme, host: server.lowercased(), port: port)
+        return AuditEvent(actor: .owner, operation: operation, domain: site.name, account: account)
     }
 }
 

@@ -52,16 +52,26 @@ final class VaultKeys: Sendable {
 
     // MARK: Blind indexes
 
-    /// The blind index of a normalised server and port.
+    /// The blind index of a normalised server, port and scheme.
     func serverIndex(_ key: CredentialKey) -> [UInt8] {
-        KeyedHash.digest(key: indexKey, fields: [Array("server".utf8), Array(key.server.utf8), portField(key.port)])
+        KeyedHash.digest(
+            key: indexKey,
+            fields: [Array("server".utf8), Array(key.server.utf8), portField(key.port)] + schemeField(key))
     }
 
-    /// The blind index of a normalised server, port and account.
+    /// The blind index of a normalised server, port, scheme and account.
     func accountIndex(_ key: CredentialKey, account: String) -> [UInt8] {
         KeyedHash.digest(
             key: indexKey,
-            fields: [Array("account".utf8), Array(key.server.utf8), portField(key.port), Array(account.utf8)])
+            fields: [Array("account".utf8), Array(key.server.utf8), portField(key.port), Array(account.utf8)]
+                + schemeField(key))
+    }
+
+    /// The scheme's part of a credential's indexes: none for https, so that the indexes of every
+    /// credential saved before schemes were kept stay as they were, and a last field `http` for
+    /// http (the fields are length-prefixed, so no https server, port or account gives it).
+    private func schemeField(_ key: CredentialKey) -> [[UInt8]] {
+        key.scheme == .https ? [] : [Array(key.scheme.rawValue.utf8)]
     }
 
     /// The blind index of a domain that is a credential's server or one of its parent domains

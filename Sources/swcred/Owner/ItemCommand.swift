@@ -19,15 +19,22 @@ struct ItemCommand: AsyncParsableCommand {
 
 /// The HOST argument and --account option of the item commands that name one credential.
 struct ItemTarget: ParsableArguments {
-    @Argument(help: ArgumentHelp("The server: host or host:port.", valueName: "host"))
+    @Argument(
+        help: ArgumentHelp(
+            "The server: host or host:port for https, http://host[:port] for http.", valueName: "host"))
     var host: String
 
     @Option(help: ArgumentHelp("The account name (exact).", valueName: "name"))
     var account: String
 
-    /// The parsed server.
-    func domain() throws -> DomainTarget {
-        try GatedSession.domain(host)
+    /// The parsed site.
+    func site() throws -> CredentialSite {
+        try Self.site(host)
+    }
+
+    /// Parses a site as the owner types it: `host[:port]` (https) or `http://host[:port]`.
+    static func site(_ text: String) throws -> CredentialSite {
+        try CredentialSite(text, allowDeveloperHosts: true, allowSingleLabel: true)
     }
 }
 
@@ -37,16 +44,18 @@ struct ItemListCommand: ParsableCommand {
         commandName: "list",
         abstract: "List saved credentials: server, account, label and dates, never passwords.",
         discussion: """
-            --domain lists one server (host or host:port) through its blind index. --search keeps \
-            credentials whose server or account contains TEXT (ignoring case); it decrypts every \
-            record in the vault to do so, since servers and accounts are stored only sealed.
+            --domain lists one server (host or host:port, or http://host[:port] for http) through \
+            its blind index. --search keeps credentials whose server or account contains TEXT \
+            (ignoring case); it decrypts every record in the vault to do so, since servers and \
+            accounts are stored only sealed.
 
-            Output: SERVER[:PORT] TAB ACCOUNT TAB LABEL TAB MODIFIED (RFC 3339); with --json \
-            [{"server", "port", "account", "label", "created", "modified"}] (port only when not 443, \
-            label null when none).
+            Output: SERVER[:PORT] TAB ACCOUNT TAB LABEL TAB MODIFIED (RFC 3339), SERVER with \
+            http:// before it for an http credential; with --json [{"scheme", "server", "port", \
+            "account", "label", "created", "modified"}] (scheme "https" or "http"; port only when \
+            not the scheme's default, 443 or 80; label null when none).
             """)
 
-    @Option(help: ArgumentHelp("Only this server: host or host:port.", valueName: "host"))
+    @Option(help: ArgumentHelp("Only this server: host or host:port, http://host[:port] for http.", valueName: "host"))
     var domain: String?
 
     @Option(
@@ -59,10 +68,14 @@ struct ItemListCommand: ParsableCommand {
     @OptionGroup var vault: VaultOptions
 
     func run() throws {
-        let server = try domain.map(GatedSession.domain)
+        let site = try domain.map(ItemTarget.site)
         let store = try vault.openVault().credentials
         var credentials =
-            if let server { try store.find(server: server.host, port: server.port) } else { try store.all() }
+            if let site {
+                try store.find(server: site.host, port: site.port, scheme: site.scheme)
+            } else {
+                try store.all()
+            }
         if let search, !search.isEmpty {
             credentials = credentials.filter {
                 $0.server.localizedCaseInsensitiveContains(search)
@@ -75,9 +88,9 @@ struct ItemListCommand: ParsableCommand {
         }
         var output = StandardOutputBuffer()
         for credential in credentials {
-            let location = DomainTarget(normalizedHost: credential.server, port: credential.port).description
             for (index, field) in [
-                location, credential.account, credential.label ?? "", credential.modified.formatted(.iso8601),
+                credential.site.name, credential.account, credential.label ?? "",
+                credential.modified.formatted(.iso8601),
             ].enumerated() {
                 if index > 0 { output.bytes.append(UInt8(ascii: "\t")) }
                 DisplayText.appendTabSeparatedField(field.utf8, to: &output.bytes)
@@ -90,6 +103,7 @@ struct ItemListCommand: ParsableCommand {
 
 /// One credential in `item list --json`.
 private struct ListedCredential: Encodable {
+    let scheme: String
     let server: String
     let port: Int?
     let account: String
@@ -98,6 +112,7 @@ private struct ListedCredential: Encodable {
     let modified: String
 
     init(_ credential: Credential) {
+        scheme = credential.scheme.rawValue
         server = credential.server
         port = credential.port
         account = credential.account
@@ -108,6 +123,7 @@ private struct ListedCredential: Encodable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(scheme, forKey: .scheme)
         try container.encode(server, forKey: .server)
         try container.encodeIfPresent(port, forKey: .port)
         try container.encode(account, forKey: .account)
@@ -117,7 +133,7 @@ private struct ListedCredential: Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case server, port, account, label, created, modified
+        case scheme, server, port, account, label, created, modified
     }
 }
 

@@ -19,18 +19,23 @@ struct ItemRemoveCommand: ParsableCommand {
     @OptionGroup var vault: VaultOptions
 
     func run() throws {
-        let server = try target.domain()
+        let server = try target.site()
         let opened = try vault.openVault()
-        guard try !opened.credentials.find(server: server.host, port: server.port, account: target.account).isEmpty
+        guard
+            try !opened.credentials.find(
+                server: server.host, port: server.port, scheme: server.scheme, account: target.account
+            ).isEmpty
         else { throw ItemErrors.notFound(account: target.account, server: server) }
         guard
             try Consent.confirm(
-                CredentialChange(kind: .delete, domain: server, account: target.account), assumeYes: yes)
+                CredentialChange(kind: .delete, site: server, account: target.account), assumeYes: yes)
         else { throw SharedWebCredentialsError(.declined, "declined: nothing was changed") }
-        guard try opened.items.remove(server: server.host, port: server.port, account: target.account) else {
-            throw ItemErrors.notFound(account: target.account, server: server)
-        }
-        Terminal.writeToStandardError("swcred: removed: \"\(Terminal.displayable(target.account))\" on \(server)\n")
+        guard
+            try opened.items.remove(
+                server: server.host, port: server.port, scheme: server.scheme, account: target.account)
+        else { throw ItemErrors.notFound(account: target.account, server: server) }
+        Terminal.writeToStandardError(
+            "swcred: removed: \"\(Terminal.displayable(target.account))\" on \(server.name)\n")
     }
 }
 
@@ -52,15 +57,16 @@ struct ItemRenameCommand: ParsableCommand {
     @OptionGroup var vault: VaultOptions
 
     func run() throws {
-        let server = try target.domain()
+        let server = try target.site()
         let opened = try vault.openVault()
         do {
-            try opened.items.rename(server: server.host, port: server.port, account: target.account, to: to)
+            try opened.items.rename(
+                server: server.host, port: server.port, scheme: server.scheme, account: target.account, to: to)
         } catch let error as SharedWebCredentialsError where error.code == .itemNotFound {
             throw ItemErrors.notFound(account: target.account, server: server)
         }
         Terminal.writeToStandardError(
-            "swcred: renamed: \"\(Terminal.displayable(target.account))\" to \"\(Terminal.displayable(to))\" on \(server)\n"
+            "swcred: renamed: \"\(Terminal.displayable(target.account))\" to \"\(Terminal.displayable(to))\" on \(server.name)\n"
         )
     }
 }
@@ -68,10 +74,10 @@ struct ItemRenameCommand: ParsableCommand {
 /// The errors the item commands share.
 enum ItemErrors {
     /// No credential for `account` on `server` (exit 5).
-    static func notFound(account: String, server: DomainTarget) -> SharedWebCredentialsError {
+    static func notFound(account: String, server: CredentialSite) -> SharedWebCredentialsError {
         SharedWebCredentialsError(
             .itemNotFound,
-            "no credential for \"\(Terminal.displayable(account))\" on \(server); nothing was changed (list them with `swcred item list --domain \(server)`)"
+            "no credential for \"\(Terminal.displayable(account))\" on \(server.name); nothing was changed (list them with `swcred item list --domain \(server.name)`)"
         )
     }
 }

@@ -48,19 +48,20 @@ struct ItemSetCommand: ParsableCommand {
     }
 
     func run() throws {
-        let server = try target.domain()
+        let server = try target.site()
         let (given, notes) = try readInput(server: server)
         let opened = try vault.openVault()
         let password = try given ?? Self.generatePassword(for: server)
-        let existing = try opened.credentials.find(server: server.host, port: server.port, account: target.account)
-            .first
+        let existing = try opened.credentials.find(
+            server: server.host, port: server.port, scheme: server.scheme, account: target.account
+        ).first
         var details: CredentialDetails?
         if label != nil || notes != nil {
             let current = existing?.details ?? .none
             details = CredentialDetails(
                 label: label ?? current.label, notes: notes ?? current.notes, otpAuth: current.otpAuth)
         }
-        let change = CredentialChange(kind: existing == nil ? .add : .update, domain: server, account: target.account)
+        let change = CredentialChange(kind: existing == nil ? .add : .update, site: server, account: target.account)
         let unchanged =
             existing.map { $0.password.isEqual(to: password) && (details == nil || details == $0.details) } ?? false
         if !unchanged {
@@ -69,7 +70,8 @@ struct ItemSetCommand: ParsableCommand {
             }
         }
         let outcome = try opened.items.set(
-            server: server.host, port: server.port, account: target.account, password: password, details: details)
+            server: server.host, port: server.port, scheme: server.scheme, account: target.account,
+            password: password, details: details)
         if given == nil, outcome != .unchanged {
             var output = StandardOutputBuffer()
             password.withUnsafeBytes { output.bytes.append(contentsOf: $0) }
@@ -77,12 +79,12 @@ struct ItemSetCommand: ParsableCommand {
             try output.flush()
         }
         Terminal.writeToStandardError(
-            "swcred: \(Self.name(of: outcome)): \"\(Terminal.displayable(target.account))\" on \(server)\n")
+            "swcred: \(Self.name(of: outcome)): \"\(Terminal.displayable(target.account))\" on \(server.name)\n")
     }
 
     /// The password (nil with --generate) and the notes (nil without --notes-stdin), read before
     /// the passphrase is asked for.
-    private func readInput(server: DomainTarget) throws -> (SecureBytes?, String?) {
+    private func readInput(server: CredentialSite) throws -> (SecureBytes?, String?) {
         switch (passwordStdin, notesStdin) {
         case (true, true) where !Terminal.inputIsTerminal:
             let all = try PassphraseFile.readStandardInput(what: "password and notes on standard input")
@@ -94,7 +96,7 @@ struct ItemSetCommand: ParsableCommand {
                 return (SecureBytes(copying: bytes[..<newline]), notes)
             }
         case (true, let withNotes):
-            let password = try PasswordInput.readFromStandardInput(account: target.account, domain: server)
+            let password = try PasswordInput.readFromStandardInput(account: target.account, domain: server.name)
             return (password, withNotes ? try Self.readNotes() : nil)
         case (false, let withNotes):
             return (nil, withNotes ? try Self.readNotes() : nil)
@@ -107,7 +109,7 @@ struct ItemSetCommand: ParsableCommand {
     }
 
     /// A password for `server`: its quirk rules when Apple's list has them, else Safari's strong style.
-    private static func generatePassword(for server: DomainTarget) throws -> SecureBytes {
+    private static func generatePassword(for server: CredentialSite) throws -> SecureBytes {
         let generator =
             if let quirk = try PasswordRulesQuirks.quirk(for: server.host) {
                 try PasswordGenerator(rules: PasswordRulesParser.parse(quirk.rulesText).rules)

@@ -12,8 +12,10 @@ struct ItemShowCommand: ParsableCommand {
             piped or redirected, it is always printed. Exits 5 when there is no such credential.
 
             Output: one field per line (server, account, password, label, notes, otpauth, created, \
-            modified); with --json {"server", "port", "account", "password", "label", "notes", \
-            "otpauth", "created", "modified"} (port only when not 443; password null when hidden).
+            modified; the server with http:// before it for an http credential); with --json \
+            {"scheme", "server", "port", "account", "password", "label", "notes", "otpauth", \
+            "created", "modified"} (scheme "https" or "http"; port only when not the scheme's \
+            default, 443 or 80; password null when hidden).
             """)
 
     @OptionGroup var target: ItemTarget
@@ -27,13 +29,16 @@ struct ItemShowCommand: ParsableCommand {
     @OptionGroup var vault: VaultOptions
 
     func run() throws {
-        let server = try target.domain()
+        let server = try target.site()
         let store = try vault.openVault().credentials
-        guard let credential = try store.find(server: server.host, port: server.port, account: target.account).first
+        guard
+            let credential = try store.find(
+                server: server.host, port: server.port, scheme: server.scheme, account: target.account
+            ).first
         else {
             throw SharedWebCredentialsError(
                 .itemNotFound,
-                "no credential for \"\(Terminal.displayable(target.account))\" on \(server); list them with `swcred item list --domain \(server)`"
+                "no credential for \"\(Terminal.displayable(target.account))\" on \(server.name); list them with `swcred item list --domain \(server.name)`"
             )
         }
         let showPassword = reveal || !Terminal.outputIsTerminal
@@ -46,7 +51,7 @@ struct ItemShowCommand: ParsableCommand {
             output.append("\(name):".padding(toLength: 10, withPad: " ", startingAt: 0))
             output.append(DisplayText.escaped(value ?? "-") + "\n")
         }
-        line("server", DomainTarget(normalizedHost: credential.server, port: credential.port).description)
+        line("server", credential.site.name)
         line("account", credential.account)
         if showPassword {
             output.append("password: ")
@@ -66,6 +71,7 @@ struct ItemShowCommand: ParsableCommand {
 
 /// `item show --json`.
 private struct ShownCredential: Encodable {
+    let scheme: String
     let server: String
     let port: Int?
     let account: String
@@ -77,6 +83,7 @@ private struct ShownCredential: Encodable {
     let modified: String
 
     init(_ credential: Credential, showingPassword: Bool) {
+        scheme = credential.scheme.rawValue
         server = credential.server
         port = credential.port
         account = credential.account
@@ -90,6 +97,7 @@ private struct ShownCredential: Encodable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(scheme, forKey: .scheme)
         try container.encode(server, forKey: .server)
         try container.encodeIfPresent(port, forKey: .port)
         try container.encode(account, forKey: .account)
@@ -102,6 +110,6 @@ private struct ShownCredential: Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case server, port, account, password, label, notes, otpauth, created, modified
+        case scheme, server, port, account, password, label, notes, otpauth, created, modified
     }
 }

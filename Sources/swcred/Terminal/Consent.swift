@@ -17,7 +17,7 @@ enum Consent {
         guard canAsk else {
             throw SharedWebCredentialsError(
                 .declined,
-                "confirmation required: \(change.kind.rawValue) of \"\(Terminal.displayable(change.account))\" on \(change.domain) needs a terminal to ask on, or --yes; nothing was changed"
+                "confirmation required: \(change.kind.rawValue) of \"\(Terminal.displayable(change.account))\" on \(change.site.name) needs a terminal to ask on, or --yes; nothing was changed"
             )
         }
         return ask(Terminal.displayable(change.description))

@@ -4,7 +4,7 @@ import SharedWebCredentials
 enum PasswordInput {
     /// On a terminal, prompts with echo off; otherwise reads standard input up to its end, without
     /// one trailing newline, straight into locked memory.
-    static func readFromStandardInput(account: String, domain: DomainTarget) throws -> SecureBytes {
+    static func readFromStandardInput(account: String, domain: some CustomStringConvertible) throws -> SecureBytes {
         if Terminal.inputIsTerminal {
             return try PassphraseInput.promptWithoutEcho(
                 "Password for \"\(Terminal.displayable(account))\" on \(domain): ")

@@ -22,17 +22,28 @@ struct BrowserAccessTests {
             server: server, port: port, account: account, password: SecureBytes(utf8: password))
     }
 
-    @Test("a page's site: https, or http where allowed; no user information; ports kept apart")
+    @Test("a page's site: https, or http where allowed; no user information; ports and schemes kept apart")
     func sites() throws {
         #expect(
-            BrowserAccess.site(of: "https://Shop.Example/login?x=1", allowsHTTP: false)?.description == "shop.example")
-        #expect(BrowserAccess.site(of: "https://shop.example:443/", allowsHTTP: false)?.description == "shop.example")
+            BrowserAccess.site(of: "https://Shop.Example/login?x=1", allowsHTTP: false)?.description
+                == "https://shop.example")
         #expect(
-            BrowserAccess.site(of: "https://shop.example:8443/", allowsHTTP: false)?.description == "shop.example:8443")
+            BrowserAccess.site(of: "https://shop.example:443/", allowsHTTP: false)?.description
+                == "https://shop.example")
+        #expect(
+            BrowserAccess.site(of: "https://shop.example:8443/", allowsHTTP: false)?.description
+                == "https://shop.example:8443")
+        #expect(
+            BrowserAccess.site(of: "http://shop.example:80/", allowsHTTP: true)?.description == "http://shop.example")
+        #expect(
+            BrowserAccess.site(of: "http://shop.example:443/", allowsHTTP: true)?.description
+                == "http://shop.example:443")
+        #expect(BrowserAccess.site(of: "http://shop.example:443/", allowsHTTP: true)?.name == "http://shop.example:443")
+        #expect(BrowserAccess.site(of: "https://shop.example:8443/", allowsHTTP: true)?.name == "shop.example:8443")
         #expect(BrowserAccess.site(of: "https://user:pw@shop.example/", allowsHTTP: true) == nil)
         #expect(BrowserAccess.site(of: "https://user@shop.example/", allowsHTTP: true) == nil)
         #expect(BrowserAccess.site(of: "http://shop.example/", allowsHTTP: false) == nil)
-        #expect(BrowserAccess.site(of: "http://shop.example/", allowsHTTP: true)?.port == 80)
+        #expect(BrowserAccess.site(of: "http://shop.example/", allowsHTTP: true)?.scheme == .http)
         #expect(BrowserAccess.site(of: "ftp://shop.example/", allowsHTTP: true) == nil)
         #expect(BrowserAccess.site(of: "javascript:alert(1)", allowsHTTP: true) == nil)
         #expect(BrowserAccess.site(of: "https:///nohost", allowsHTTP: true) == nil)
@@ -63,6 +74,129 @@ struct BrowserAccessTests {
         #expect(releases.first?.released == [AuditCredential(domain: "shop.example", account: "alice")])
     }
 
+    @Test("an http page never gets or replaces an https credential: not on 443, not on another port")
+    func httpNeverReachesHTTPS() async throws {
+        try save("plain.test", "alice", "Pw-https")
+        try save("plain.test", port: 8443, "alice", "Pw-https-8443")
+        let association = try vault.browsers.add(id: "Firefox", identificationKey: key, allowsHTTP: true)
+        let access = BrowserAccess(vault: vault)
+        for url in ["http://plain.test:443/", "http://plain.test:8443/", "http://plain.test/"] {
+            #expect(try await access.logins(for: association, url: url).isEmpty, "\(url)")
+        }
+        #expect(
+            try await access.save(
+                for: association, url: "http://plain.test:443/", account: "alice", password: SecureBytes(utf8: "Pw-80"))
+                == .added)
+        #expect(
+            try await access.save(
+                for: association, url: "http://plain.test:8443/login", account: "alice",
+                password: SecureBytes(utf8: "Pw-http-8443")) == .added)
+        let https = try await access.logins(for: association, url: "https://plain.test/")
+        #expect(https.map { $0.password.exposedString() } == ["Pw-https"])
+        let https8443 = try await access.logins(for: association, url: "https://plain.test:8443/")
+        #expect(https8443.map { $0.password.exposedString() } == ["Pw-https-8443"])
+        let http443 = try await access.logins(for: association, url: "http://plain.test:443/")
+        #expect(http443.map { $0.password.exposedString() } == ["Pw-80"] && http443.first?.scheme == .http)
+        #expect(try vault.credentials.find(server: "plain.test", port: 443, scheme: .http).count == 1)
+        let domains = try vault.audit.entries().filter { $0.event.operation == .add }.map(\.event.domain)
+        #expect(domains == ["http://plain.test:443", "http://plain.test:8443"])
+    }
+
+    @Test("one account on two ports and two schemes of one host: four credentials, four entry ids")
+    func twoPortsTwoSchemes() async throws {
+        let association = try vault.browsers.add(id: "Firefox", identificationKey: key, allowsHTTP: true)
+        let access = BrowserAccess(vault: vault)
+        let pages = ["https://two.test/", "https://two.test:8443/", "http://two.test/", "http://two.test:8443/"]
+        for page in pages {
+            #expect(
+                try await access.save(for: association, url: page, account: "bob", password: SecureBytes(utf8: page))
+                    == .added, "\(page)")
+        }
+        #expect(try vault.credentials.all().count == 4)
+        var found: [Credential] = []
+        for page in pages {
+            let logins = try await access.logins(for: association, url: page)
+            #expect(logins.map { $0.password.exposedString() } == [page])
+            found += logins
+        }
+        #expect(Set(try access.entryIDs(of: found)).count == 4)
+    }
+
+    @Test("an app's lookups over the blind indexes never give an http credential, wildcard or exact")
+    func appsReachHTTPSOnly() throws {
+        try save("shop.example", "https-alice", "Pw-1")
+        try vault.credentials.upsert(
+            server: "shop.example", scheme: .http, account: "http-alice", password: SecureBytes(utf8: "Pw-2"))
+        try vault.credentials.upsert(
+            server: "a.shop.example", scheme: .http, account: "http-sub", password: SecureBytes(utf8: "Pw-3"))
+        let entries = try ["webcredentials:shop.example", "webcredentials:*.shop.example"].map {
+            try AssociatedDomainEntry($0)
+        }
+        #expect(try vault.credentials.candidates(coveredBy: entries).map(\.account) == ["https-alice"])
+    }
+
+    @Test("an http record put in its https twin's place (the indexes swapped) fails authentication")
+    func swappedSchemes() throws {
+        try save("plain.test", "alice", "Pw-https")
+        try vault.credentials.upsert(
+            server: "plain.test", scheme: .http, account: "alice", password: SecureBytes(utf8: "Pw-http"))
+        let attacker = Attacker(path: vault.path)
+        let rows = try attacker.rows("SELECT id, server_index, account_index FROM credentials")
+        #expect(rows.count == 2)
+        try attacker.execute(
+            "UPDATE credentials SET account_index = zeroblob(32) WHERE id = ?", arguments: [rows[0]["id"]])
+        try attacker.execute(
+            "UPDATE credentials SET server_index = ?, account_index = ? WHERE id = ?",
+            arguments: [rows[0]["server_index"], rows[0]["account_index"], rows[1]["id"]])
+        try attacker.execute(
+            "UPDATE credentials SET server_index = ?, account_index = ? WHERE id = ?",
+            arguments: [rows[1]["server_index"], rows[1]["account_index"], rows[0]["id"]])
+        for scheme in CredentialScheme.allCases {
+            let error = failure { _ = try vault.credentials.find(server: "plain.test", scheme: scheme) }
+            #expect(error?.code == .integrityFailure, "\(scheme)")
+        }
+    }
+
+    @Test("the page-to-site rule over many generated URLs: a scheme and a host never get another's site or index")
+    func siteRuleProperty() throws {
+        var random = SeededGenerator(seed: 49)
+        let hosts = ["plain.test", "Plain.Test", "shop.example", "a.shop.example", "xn--bcher-kva.example"]
+        let ports: [Int?] = [nil, 80, 443, 8080, 8443, 1]
+        let users = ["", "user@", "user:pw@"]
+        for _ in 0..<2000 {
+            let scheme = ["https", "http", "HTTP", "ftp"].randomElement(using: &random)!
+            let host = hosts.randomElement(using: &random)!
+            let port = ports.randomElement(using: &random)!
+            let user = users.randomElement(using: &random)!
+            let url = "\(scheme)://\(user)\(host)\(port.map { ":\($0)" } ?? "")/path"
+            let allowsHTTP = Bool.random(using: &random)
+            guard let site = BrowserAccess.site(of: url, allowsHTTP: allowsHTTP) else {
+                #expect(
+                    !user.isEmpty || scheme == "ftp" || (scheme.lowercased() == "http" && !allowsHTTP),
+                    "\(url) refused")
+                continue
+            }
+            #expect(user.isEmpty && scheme != "ftp", "\(url) got a site")
+            #expect(site.scheme.rawValue == scheme.lowercased(), "\(url): \(site)")
+            #expect(site.host == host.lowercased(), "\(url): \(site)")
+            let defaultPort = site.scheme.defaultPort
+            #expect(site.port == (port == defaultPort ? nil : port), "\(url): \(site)")
+        }
+        // The same server, port and account under the two schemes: two blind indexes each, so
+        // two credentials, whichever port (443 included) the http one is on.
+        let pairs = (0..<200).map { _ in
+            (hosts.randomElement(using: &random)!.lowercased(), ports.randomElement(using: &random)!)
+        }
+        try vault.read { _, keys in
+            for (host, port) in pairs {
+                let https = try CredentialKey(server: host, port: port, scheme: .https)
+                let http = try CredentialKey(server: host, port: port, scheme: .http)
+                #expect(keys.serverIndex(https) != keys.serverIndex(http), "\(host) \(port ?? 0)")
+                #expect(keys.accountIndex(https, account: "a") != keys.accountIndex(http, account: "a"))
+            }
+        }
+    }
+
     @Test("sites that share a sign-in (Apple's groups) share their credentials with a page")
     func sharedGroups() async throws {
         #expect(SharedCredentialGroups.domains(sharingCredentialsWith: "3docean.net").contains("envato.com"))
@@ -70,6 +204,10 @@ struct BrowserAccessTests {
         let association = try vault.browsers.add(id: "Firefox", identificationKey: key)
         let found = try await BrowserAccess(vault: vault).logins(for: association, url: "https://3docean.net/")
         #expect(found.map(\.account) == ["shared"])
+        let http = try vault.browsers.add(id: "Plain", identificationKey: key, allowsHTTP: true)
+        #expect(
+            try await BrowserAccess(vault: vault).logins(for: http, url: "http://3docean.net/").isEmpty,
+            "the groups are https sites: an http page gets none of them")
     }
 
     @Test("a save adds or updates the page's credential, honours never-save, and is audited as the browser")

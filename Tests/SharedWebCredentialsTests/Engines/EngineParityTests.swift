@@ -54,8 +54,13 @@ struct EngineParityTests {
         try credentials.upsert(server: "example.com", account: "bob", password: SecureBytes(utf8: "b"))
         try credentials.upsert(server: "example.com", port: 8443, account: "alice", password: SecureBytes(utf8: "alt"))
         try credentials.upsert(server: "other.example", account: "carol", password: SecureBytes(utf8: "c"))
+        try credentials.upsert(
+            server: "example.com", port: 443, scheme: .http, account: "alice", password: SecureBytes(utf8: "http"))
         let reopened = try open(store).credentials
-        #expect(try reopened.count() == 4)
+        #expect(try reopened.count() == 5)
+        #expect(try reopened.find(server: "example.com", port: 443, scheme: .http).map(\.passwordText) == ["http"])
+        #expect(try reopened.all().map(\.site.name).filter { $0.hasPrefix("http://") } == ["http://example.com:443"])
+        #expect(try reopened.delete(server: "example.com", port: 443, scheme: .http, account: "alice"))
         #expect(try reopened.find(server: "example.com").map(\.account) == ["alice", "bob"])
         #expect(try reopened.find(server: "example.com").map(\.passwordText) == ["two", "b"])
         #expect(try reopened.find(server: "example.com", port: 8443).map(\.passwordText) == ["alt"])

@@ -25,7 +25,8 @@ struct Format2Vault {
             try insert(
                 db, keys: keys, commitment: commitment, server: "login.example.com", account: "bob",
                 payload: CredentialPayload.encode(
-                    server: "login.example.com", port: nil, account: "bob", password: SecureBytes(utf8: "bob-pw"),
+                    scheme: .https, server: "login.example.com", port: nil, account: "bob",
+                    password: SecureBytes(utf8: "bob-pw"),
                     details: CredentialDetails(label: "Bob", notes: "note"), created: Date(), modified: Date()))
             let hostIndex = try OlderVaultFile.insertNeverSave(db, keys: keys, host: "blocked.example", format: 2)
             commitment.insertNeverSave(hostIndex: hostIndex, keys: keys)
@@ -77,7 +78,7 @@ struct Format2UpgradeTests {
         let report = try vault.verifyIntegrity()
         #expect(report.credentialsChecked == 2 && report.isIntact && report.parentDomainIndexMatches)
         #expect(try vault.audit.verify() == AuditVerification(entriesChecked: 0, firstBadEntry: nil, problem: nil))
-        // Every payload is version 2 now: the first byte of each opened payload.
+        // Every payload is version 3 now (with its scheme): the first byte of each opened payload.
         let attacker = Attacker(path: path)
         for row in try attacker.rows(CredentialStore.columns) {
             let associatedData = VaultKeys.credentialAssociatedData(
@@ -85,7 +86,7 @@ struct Format2UpgradeTests {
             let payload = try #require(
                 AuthenticatedEncryption.open(
                     Array(row[3] as Data), key: oldKeys.recordKey, associatedData: associatedData))
-            #expect(payload.withUnsafeBytes { $0.first } == 2)
+            #expect(payload.withUnsafeBytes { $0.first } == 3)
         }
         // The index was backfilled: one wildcard lookup finds both, the bare domain included.
         let wildcard = try AssociatedDomainEntry("webcredentials:*.example.com")

@@ -44,7 +44,8 @@ struct LegacyVault {
         let serverIndex = keys.serverIndex(key)
         let accountIndex = keys.accountIndex(key, account: account)
         let payload = CredentialPayload.encode(
-            server: key.server, port: nil, account: account, password: SecureBytes(utf8: password), details: .none,
+            scheme: .https, server: key.server, port: nil, account: account, password: SecureBytes(utf8: password),
+            details: .none,
             created: Date(), modified: Date())
         let sealed = AuthenticatedEncryption.seal(
             payload, key: keys.recordKey,

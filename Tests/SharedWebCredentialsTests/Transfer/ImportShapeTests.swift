@@ -150,7 +150,7 @@ struct ImportShapeTests {
         #expect(summary.added == 2 && summary.insecure == ["row 3"])
         #expect(
             try fixture.contents() == [
-                "intranet ivan Intra-Pw-2", "test-uri-1 tess Intra-Pw-1", "wiki:8080 wes Intra-Pw-3",
+                "http://wiki:8080 wes Intra-Pw-3", "intranet ivan Intra-Pw-2", "test-uri-1 tess Intra-Pw-1",
             ])
         let keepass = """
             "Group","Title","Username","Password","URL","Notes"

@@ -38,18 +38,19 @@ struct ImportTests {
                 .run(into: vault.credentials) { _ in commit }
         }
 
-        /// Every credential as "server[:port] account password", sorted.
+        /// Every credential as "[http://]server[:port] account password", sorted.
         func contents() throws -> [String] {
             var lines: [String] = []
             try vault.credentials.forEach { credential in
-                let site = credential.port.map { "\(credential.server):\($0)" } ?? credential.server
-                lines.append("\(site) \(credential.account) \(credential.passwordText)")
+                lines.append("\(credential.site.name) \(credential.account) \(credential.passwordText)")
             }
             return lines.sorted()
         }
 
-        func credential(_ server: String, port: Int? = nil, _ account: String) throws -> Credential {
-            try #require(try vault.credentials.find(server: server, port: port, account: account).first)
+        func credential(
+            _ server: String, port: Int? = nil, scheme: CredentialScheme = .https, _ account: String
+        ) throws -> Credential {
+            try #require(try vault.credentials.find(server: server, port: port, scheme: scheme, account: account).first)
         }
     }
 
@@ -93,7 +94,31 @@ struct ImportTests {
         #expect(try fixture.credential("example.com", "alice").details.notes == "a note, with a comma")
         #expect(try fixture.credential("example.com", "alice").details.label == "example.com")
         #expect(try fixture.credential("xn--bcher-kva.example", "jürgen").passwordText == "Grüße-Pw-2")
-        #expect(try fixture.credential("plain.example", "carol").passwordText == "Plain-Pw-4")
+        #expect(try fixture.credential("plain.example", scheme: .http, "carol").passwordText == "Plain-Pw-4")
+        #expect(
+            try fixture.vault.credentials.find(server: "plain.example").isEmpty, "an http row is no https credential")
+    }
+
+    @Test("an http:// row is an http credential: apart from the https one of its host, on 80, 443 or another port")
+    func httpRows() throws {
+        let fixture = try Fixture()
+        let chrome = """
+            name,url,username,password,note
+            a,https://plain.test/,alice,Pw-https,
+            b,http://plain.test:443/,alice,Pw-http-443,
+            c,http://plain.test:80/,alice,Pw-http-80,
+            d,http://plain.test:8443/,alice,Pw-http-8443,
+            e,https://plain.test:8443/,alice,Pw-https-8443,
+
+            """
+        let summary = try fixture.run(try fixture.file("chrome.csv", chrome))
+        #expect(summary.added == 5 && summary.insecure == ["row 3", "row 4", "row 5"])
+        #expect(
+            try fixture.contents() == [
+                "http://plain.test alice Pw-http-80", "http://plain.test:443 alice Pw-http-443",
+                "http://plain.test:8443 alice Pw-http-8443", "plain.test alice Pw-https",
+                "plain.test:8443 alice Pw-https-8443",
+            ])
     }
 
     @Test("CRLF line ends and a UTF-8 BOM read the same as LF without one")

@@ -114,7 +114,7 @@ struct ServiceBrowserBridgeTests {
         async let first = bridge.logins(
             association: "Firefox", url: "https://shop.example/", submitURL: nil, httpAuth: false)
         let asked = try await answerNext(approve: true, remember: true)
-        #expect(asked.app == "browser:Firefox" && asked.operation == .release && asked.domain == "shop.example")
+        #expect(asked.app == "browser:Firefox" && asked.operation == .release && asked.domain == "https://shop.example")
         #expect(try await first.count == 1)
         // Remembered for this site: no second question.
         #expect(
@@ -132,6 +132,48 @@ struct ServiceBrowserBridgeTests {
             $0 == .consentApprove || $0 == .consentDecline
         }
         #expect(answers == [.consentApprove, .consentDecline])
+    }
+
+    @Test("http and https of one host, on two ports: four credentials, each page its own, asked for by scheme")
+    func schemesAndPorts() async throws {
+        try vault.browsers.add(
+            id: "Firefox", identificationKey: [UInt8](repeating: 9, count: 32), allowsHTTP: true, consent: .ask)
+        try vault.credentials.upsert(server: "plain.test", account: "alice", password: SecureBytes(utf8: "Pw-https"))
+        // Approved and remembered for https://plain.test: an http page of that host is asked for again.
+        async let https = bridge.logins(
+            association: "Firefox", url: "https://plain.test/", submitURL: nil, httpAuth: false)
+        #expect(try await answerNext(approve: true, remember: true).domain == "https://plain.test")
+        #expect(try await https.map(\.password) == ["Pw-https"])
+        let pages = ["http://plain.test:443/", "https://plain.test:8443/", "http://plain.test:8443/"]
+        for page in pages {
+            async let logins = bridge.logins(association: "Firefox", url: page, submitURL: nil, httpAuth: false)
+            let asked = try await answerNext(approve: true, remember: true)
+            #expect(asked.domain == String(page.dropLast()), "the question names the page's scheme and port")
+            #expect(try await logins.isEmpty, "\(page) gets no other site's credential")
+            try await bridge.setLogin(
+                association: "Firefox", SetLoginRequest(url: page, login: "alice", password: "Pw-\(page)", uuid: nil))
+        }
+        #expect(try vault.credentials.all().count == 4)
+        #expect(try vault.credentials.find(server: "plain.test").first?.password.exposedString() == "Pw-https")
+        var uuids: Set<String> = []
+        for page in ["https://plain.test/"] + pages {
+            let logins = try await bridge.logins(association: "Firefox", url: page, submitURL: nil, httpAuth: false)
+            #expect(logins.map(\.password) == [page == "https://plain.test/" ? "Pw-https" : "Pw-\(page)"])
+            uuids.formUnion(logins.map(\.uuid))
+        }
+        #expect(uuids.count == 4)
+        // An update names an entry shown on the same scheme and port only.
+        let shownForHTTPS = try await bridge.logins(
+            association: "Firefox", url: "https://plain.test:8443/", submitURL: nil, httpAuth: false)
+        await #expect(throws: BrowserVaultError.unknownEntry) {
+            try await bridge.setLogin(
+                association: "Firefox",
+                SetLoginRequest(
+                    url: "http://plain.test:8443/", login: "alice", password: "x", uuid: shownForHTTPS[0].uuid))
+        }
+        #expect(
+            try vault.credentials.find(server: "plain.test", port: 8443, scheme: .http).first?.password
+                .exposedString() == "Pw-http://plain.test:8443/")
     }
 
     @Test("a locked vault answers locked, and the browser's lock locks it")
