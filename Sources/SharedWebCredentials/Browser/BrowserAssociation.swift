@@ -30,6 +30,14 @@ public struct BrowserAssociation: Sendable, Equatable {
         key.withUnsafeBytes { given in identificationKey.withUnsafeBytes { ConstantTime.equals(given, $0) } }
     }
 
+    /// What tells this association from every other, also from one approved under the same name
+    /// after it was revoked: its name, its key's fingerprint and when it was approved. What the
+    /// service remembers for a browser (the owner's answers, the entries it was shown) is kept
+    /// under it, so a new association inherits nothing of an old one.
+    public var identity: String {
+        "\(id)\n\(Self.fingerprint(of: identificationKey))\n\(Int64(createdAt.timeIntervalSince1970))"
+    }
+
     /// The audit actor of what this browser does: `browser:NAME`.
     public var actor: AuditActor { AuditActor(name: "browser:\(id)") }
 

@@ -110,6 +110,27 @@ struct BrowserAccessTests {
         #expect(saves == [.add, .update])
     }
 
+    @Test("a save whose audit entry cannot be written saves nothing, from a browser as from an app")
+    func saveAndEntryAreOneTransaction() async throws {
+        let association = try vault.browsers.add(id: "Firefox", identificationKey: key)
+        let app = try ApplicationIdentifier("ABCDE12345.com.example.app")
+        try vault.apps.register(app, entitlements: Entitlements(strings: ["webcredentials:shop.example"]), at: Date())
+        try VaultTestSupport.approve(app, for: ["webcredentials:shop.example"], in: vault)
+        try Attacker(path: vault.path).execute("UPDATE vault_meta SET audit_head = zeroblob(72)")
+        let browser = await failure {
+            _ = try await BrowserAccess(vault: vault).save(
+                for: association, url: "https://shop.example/", account: "bob", password: SecureBytes(utf8: "Pw-b"))
+        }
+        #expect(browser?.code == .integrityFailure, "\(String(describing: browser))")
+        let fromApp = await failure {
+            _ = try await SharedWebCredentials(app: app, vault: vault, verifier: nil).add(
+                domain: DomainTarget("shop.example"), account: "carol", password: SecureBytes(utf8: "Pw-c"),
+                confirm: { _ in true })
+        }
+        #expect(fromApp?.code == .integrityFailure, "\(String(describing: fromApp))")
+        #expect(try vault.credentials.find(server: "shop.example").isEmpty, "neither save without its entry")
+    }
+
     @Test("associations: names checked, one per name, listed, revoked, each change audited")
     func associations() async throws {
         try vault.browsers.add(id: "Firefox", identificationKey: key, allowsHTTP: true, consent: .ask)
