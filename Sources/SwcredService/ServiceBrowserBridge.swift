@@ -189,10 +189,8 @@ final class ServiceBrowserBridge: BrowserVaultBridge {
     ) async throws
         -> BrowserAssociation?
     {
-        guard let key = Data(base64Encoded: session.identificationKey).map(Array.init),
-            let association = try await vault.browsers.find(id: session.id), association.isIdentified(by: key)
-        else { return nil }
-        return association
+        guard let key = Data(base64Encoded: session.identificationKey).map(Array.init) else { return nil }
+        return try await vault.browsers.find(id: session.id, identifiedBy: key)
     }
 
     /// ``association(_:in:)``, or ``BrowserVaultError/notAssociated`` when there is none.

@@ -238,6 +238,7 @@ public final class Vault: Sendable {
                 try SealUpgrade.run(db, unlockedFrom: unsealed, keys: keys, path: path)
             }
         }
+        try BrowserAssociationStore.endClearKeyAssociations(storage, keys: keys, path: path)
         // A vault set back behind what this process saw is refused at unlock, before any use. (A
         // broken seal is not: the owner may still read and export; what grants access checks it.)
         if let shown {
@@ -359,9 +360,12 @@ public final class Vault: Sendable {
         let protection = VaultMetadata.Protection.passphrase(salt: salt, parameters: chosen)
         try replaceKey(protection: protection, operation: .passwd) { db, current in
             guard rotatingKey else { return (current.rewrapped(under: wrappingKey), []) }
-            // App tokens are hashed under the old key: a rotation revokes them, as `rotateKey` does.
-            let revocations = try AppTokenStore.revokeAll(
-                db, keys: current, vault: self, reason: "revoked by `swcred passwd --rekey`")
+            // App tokens and browsers' keys are hashed under the old key: a rotation revokes them,
+            // as `rotateKey` does.
+            let reason = "revoked by `swcred passwd --rekey`"
+            let revocations =
+                try AppTokenStore.revokeAll(db, keys: current, vault: self, reason: reason)
+                + BrowserAssociationStore.revokeAll(db, reason: reason)
             return (
                 try reencryptEverything(db, from: current, to: VaultKeys.generate(wrappingKey: wrappingKey)),
                 revocations
@@ -374,20 +378,23 @@ public final class Vault: Sendable {
     /// not match its commitment) nothing changes. Throws `.vaultLocked` if another process
     /// changed the passphrase or the key since this one unlocked the vault.
     ///
-    /// App tokens are revoked in the same transaction (their hashes are keyed by the old key and
-    /// the tokens themselves are not stored); the result says how many.
+    /// App tokens and browser associations are revoked in the same transaction (their hashes are
+    /// keyed by the old key, and neither the tokens nor the browsers' keys are stored); the result
+    /// says how many.
     @discardableResult
     public func rotateKey() throws -> KeyRotation {
-        var revoked = 0
+        var revoked = (tokens: 0, browsers: 0)
         try replaceKey(protection: unlocked.withLock { $0.protection }, operation: .rekey) { db, current in
-            let revocations = try AppTokenStore.revokeAll(
+            let tokens = try AppTokenStore.revokeAll(
                 db, keys: current, vault: self, reason: "revoked by the vault key's rotation")
-            revoked = revocations.count
+            let browsers = try BrowserAssociationStore.revokeAll(db, reason: "revoked by the vault key's rotation")
+            revoked = (tokens.count, browsers.count)
+            let revocations = tokens + browsers
             let newKeys = try reencryptEverything(
                 db, from: current, to: VaultKeys.generate(wrappingKey: current.wrappingKey))
             return (newKeys, revocations)
         }
-        return KeyRotation(revokedAppTokens: revoked)
+        return KeyRotation(revokedAppTokens: revoked.tokens, revokedBrowsers: revoked.browsers)
     }
 
     /// Whether the vault key this instance holds, and its wrapping, are still the vault's: false
@@ -699,6 +706,8 @@ public final class Vault: Sendable {
 public struct KeyRotation: Sendable, Equatable {
     /// The app tokens it revoked.
     public let revokedAppTokens: Int
+    /// The browser associations it revoked.
+    public let revokedBrowsers: Int
 }
 
 /// A summary of a vault, as `swcred status` shows it.
