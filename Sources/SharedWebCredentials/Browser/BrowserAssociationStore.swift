@@ -131,14 +131,11 @@ public struct BrowserAssociationStore: Sendable {
         return events
     }
 
-    /// Ends, at the first unlock after migration 0011, the associations stored before it (their
+    /// Ends, at the unlock that applied migration 0011, the associations stored before it (their
     /// names wait in `browser_associations_ended`): each gets a `browser-revoke` entry, in one
     /// transaction with its deletion and the grant set sealed again without it. Their keys were
     /// stored in the clear, and may be in any copy of the file made before: they are not re-keyed.
     static func endClearKeyAssociations(_ storage: any VaultStorage, keys: VaultKeys, path: String) throws {
-        guard try storage.read({ try $0.row("SELECT 1 FROM browser_associations_ended LIMIT 1") }) != nil else {
-            return
-        }
         try storage.write(durability: .synced) { db in
             let ended = try db.rows("SELECT id FROM browser_associations_ended ORDER BY id").map { row in
                 AuditEvent(
