@@ -33,7 +33,7 @@ public actor BrowserProtocolEngine {
 
     private struct Client {
         let crypto: BrowserCryptoSession
-        var association: String?
+        var association: BrowserSessionAssociation?
     }
 
     private let vault: any BrowserVaultBridge
@@ -56,7 +56,7 @@ public actor BrowserProtocolEngine {
 
     /// The association proven in the session of `clientID`, if any (for the service's records).
     public func association(ofClient clientID: String) -> String? {
-        clients[clientID]?.association
+        clients[clientID]?.association?.id
     }
 
     /// Answers one message from the browser (its JSON, unframed).
@@ -213,7 +213,9 @@ public actor BrowserProtocolEngine {
             let hash = try await hash()
             let id = try await vault.associate(publicKey: associate.key, identificationKey: associate.identificationKey)
             guard !id.isEmpty else { throw BrowserVaultError.denied }
-            setAssociation(id, clientID: clientID, session: session)
+            setAssociation(
+                BrowserSessionAssociation(id: id, identificationKey: associate.identificationKey), clientID: clientID,
+                session: session)
             return ["hash": hash, "id": id]
         case .testAssociate:
             let test = try TestAssociateRequest(request)
@@ -222,7 +224,9 @@ public actor BrowserProtocolEngine {
                 setAssociation(nil, clientID: clientID, session: session)
                 throw BrowserRefusal.associationNotRecognized
             }
-            setAssociation(test.id, clientID: clientID, session: session)
+            setAssociation(
+                BrowserSessionAssociation(id: test.id, identificationKey: test.key), clientID: clientID,
+                session: session)
             return ["hash": hash, "id": test.id]
         case .getLogins:
             let query = try GetLoginsRequest(request)
@@ -231,7 +235,7 @@ public actor BrowserProtocolEngine {
             let logins = try await vault.logins(
                 association: association, url: query.url, submitURL: query.submitURL, httpAuth: query.httpAuth)
             guard !logins.isEmpty else { throw BrowserRefusal.noLogins }
-            return ["count": logins.count, "entries": logins.map(Self.entry), "hash": hash, "id": association]
+            return ["count": logins.count, "entries": logins.map(Self.entry), "hash": hash, "id": association.id]
         case .setLogin:
             let change = try SetLoginRequest(request)
             let association = try associationOf(clientID, session: session)
@@ -262,13 +266,15 @@ public actor BrowserProtocolEngine {
     }
 
     /// Records the association proven in `session`, if that is still the client's session.
-    private func setAssociation(_ association: String?, clientID: String, session: BrowserCryptoSession) {
+    private func setAssociation(
+        _ association: BrowserSessionAssociation?, clientID: String, session: BrowserCryptoSession
+    ) {
         guard clients[clientID]?.crypto === session else { return }
         clients[clientID]?.association = association
     }
 
     /// The association proven in `session`, which must still be the client's session.
-    private func associationOf(_ clientID: String, session: BrowserCryptoSession) throws -> String {
+    private func associationOf(_ clientID: String, session: BrowserCryptoSession) throws -> BrowserSessionAssociation {
         guard let client = clients[clientID], client.crypto === session, let association = client.association else {
             throw BrowserRefusal.notAssociated(action: "")
         }

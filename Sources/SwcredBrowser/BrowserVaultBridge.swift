@@ -4,9 +4,12 @@
 ///
 /// The protocol code decides nothing about credentials: which hosts a page may see, whether an
 /// `http://` page gets anything, consent, never-save and the audit log are the implementation's
-/// (the service, beside the gate). Every method that names an association must check that it is
-/// still valid at that moment: an association revoked while a browser is connected must stop
-/// working at its next request, so throw ``BrowserVaultError/notAssociated`` then.
+/// (the service, beside the gate). Every method that names an association must check, at that
+/// moment, that an association of that name is stored for exactly the identification key the
+/// session proved (``BrowserSessionAssociation``), never the name alone: an association revoked
+/// while a browser is connected must stop working at its next request, also when the owner has
+/// since approved another browser under the same name, so throw
+/// ``BrowserVaultError/notAssociated`` then.
 public protocol BrowserVaultBridge: Sendable {
     /// The hash that identifies this vault to the extension (KeePassXC sends the hex SHA-256 of its
     /// root group's id). It must identify nothing beyond this vault: a keyed hash, never one of
@@ -27,22 +30,41 @@ public protocol BrowserVaultBridge: Sendable {
 
     /// The logins for the page `url` (and the form's `submitURL`) that association `association`
     /// may have; an empty array when there are none.
-    func logins(association: String, url: String, submitURL: String?, httpAuth: Bool) async throws -> [BrowserLogin]
+    func logins(
+        association: BrowserSessionAssociation, url: String, submitURL: String?, httpAuth: Bool
+    ) async throws -> [BrowserLogin]
 
     /// Saves a login from the browser: new when `change.uuid` is `nil`, else an update of that
     /// entry. Throws ``BrowserVaultError/denied`` for a refusal (never-save, consent declined),
     /// ``BrowserVaultError/unknownEntry`` for an id the association cannot see.
-    func setLogin(association: String, _ change: SetLoginRequest) async throws
+    func setLogin(association: BrowserSessionAssociation, _ change: SetLoginRequest) async throws
 
     /// A strong password for the page `url` (by its rules when one is named).
-    func generatePassword(association: String, url: String?) async throws -> String
+    func generatePassword(association: BrowserSessionAssociation, url: String?) async throws -> String
 
     /// The current TOTP code of entry `uuid`, from the `otpauth://` URI stored with it (see
     /// ``TOTP``); throws ``BrowserVaultError/unknownEntry`` when the association cannot see it.
-    func totp(association: String, uuid: String) async throws -> String
+    func totp(association: BrowserSessionAssociation, uuid: String) async throws -> String
 
     /// Locks the vault, as the browser's "lock database" asks.
-    func lock(association: String) async throws
+    func lock(association: BrowserSessionAssociation) async throws
+}
+
+/// The association a session proved (through `associate` or `test-associate`): its name and the
+/// identification key it was proven with. Each request of the session hands both to the vault
+/// side, which checks the key again: a name alone identifies no browser, since the name of a
+/// revoked browser may be given to another.
+public struct BrowserSessionAssociation: Sendable, Equatable {
+    /// The association's id: the name the owner gave it.
+    public let id: String
+    /// The identification key the session proved, as the extension sent it (base64 of 32 bytes).
+    public let identificationKey: String
+
+    /// The association `id`, proven with `identificationKey`.
+    public init(id: String, identificationKey: String) {
+        self.id = id
+        self.identificationKey = identificationKey
+    }
 }
 
 /// A login as `get-logins` returns it to the extension.

@@ -497,6 +497,7 @@ struct VaultAPI: APIProtocol {
                 }
             } catch let error as SharedWebCredentialsError where error.code == .vaultLocked {
                 if (try? await BlockingWork.run({ try vault.isUnlockCurrent() })) == false {
+                    await trail.locked(vault, by: .service, detail: UnlockWatcher.detail)
                     holder.lock()
                     logger.warning("the vault key was rotated by another process: locked until unlocked again")
                     throw APIError(

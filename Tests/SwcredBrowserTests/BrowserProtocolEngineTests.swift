@@ -223,6 +223,17 @@ struct BrowserProtocolEngineRefusalTests {
         #expect(again.outcome.refusal == .notAssociated(action: "get-totp"))
     }
 
+    @Test("a session hands the vault the key it proved, so another browser approved under its name does not revive it")
+    func revokedThenSameName() async throws {
+        let (engine, vault, client) = try await associated()
+        let name = try #require(client.associationID)
+        await vault.revoke(name)
+        await vault.store(name, identificationKey: ClientKeys().publicKeyBase64)
+        let exchange = await client.send("get-logins", ["url": "https://example.com"], to: engine)
+        #expect(exchange.outcome.refusal == .vault(.notAssociated))
+        #expect(await engine.association(ofClient: client.clientID) == nil)
+    }
+
     @Test("a new key exchange ends the session's association")
     func rekeyEndsAssociation() async throws {
         let (engine, _, client) = try await associated()

@@ -38,6 +38,8 @@ actor MemoryVault: BrowserVaultBridge {
     func setHash(_ value: String) { hash = value }
     func add(_ entry: Entry) { entries.append(entry) }
     func revoke(_ id: String) { associations.removeValue(forKey: id) }
+    /// Stores an association the owner approved elsewhere (another browser under a name).
+    func store(_ id: String, identificationKey: String) { associations[id] = identificationKey }
 
     func databaseHash() async throws -> String {
         calls.append("databaseHash")
@@ -61,7 +63,9 @@ actor MemoryVault: BrowserVaultBridge {
         return associations[id] == identificationKey
     }
 
-    func logins(association: String, url: String, submitURL: String?, httpAuth: Bool) async throws -> [BrowserLogin] {
+    func logins(
+        association: BrowserSessionAssociation, url: String, submitURL: String?, httpAuth: Bool
+    ) async throws -> [BrowserLogin] {
         calls.append("logins")
         try check(association)
         let host = URLComponents(string: url)?.host
@@ -71,7 +75,7 @@ actor MemoryVault: BrowserVaultBridge {
         }
     }
 
-    func setLogin(association: String, _ change: SetLoginRequest) async throws {
+    func setLogin(association: BrowserSessionAssociation, _ change: SetLoginRequest) async throws {
         calls.append("setLogin")
         try check(association)
         if let uuid = change.uuid {
@@ -87,13 +91,13 @@ actor MemoryVault: BrowserVaultBridge {
         }
     }
 
-    func generatePassword(association: String, url: String?) async throws -> String {
+    func generatePassword(association: BrowserSessionAssociation, url: String?) async throws -> String {
         calls.append("generatePassword")
         try check(association)
         return "xkcd-" + UUID().uuidString.prefix(8)
     }
 
-    func totp(association: String, uuid: String) async throws -> String {
+    func totp(association: BrowserSessionAssociation, uuid: String) async throws -> String {
         calls.append("totp")
         try check(association)
         guard let entry = entries.first(where: { $0.uuid == uuid }), let uri = entry.otpauth else {
@@ -102,7 +106,7 @@ actor MemoryVault: BrowserVaultBridge {
         return try TOTP(uri: uri).code(atUnixTime: now)
     }
 
-    func lock(association: String) async throws {
+    func lock(association: BrowserSessionAssociation) async throws {
         calls.append("lock")
         try check(association)
         locked = true
@@ -112,8 +116,10 @@ actor MemoryVault: BrowserVaultBridge {
         if locked { throw BrowserVaultError.locked }
     }
 
-    private func check(_ association: String) throws {
+    private func check(_ association: BrowserSessionAssociation) throws {
         try checkUnlocked()
-        guard associations[association] != nil else { throw BrowserVaultError.notAssociated }
+        guard associations[association.id] == association.identificationKey else {
+            throw BrowserVaultError.notAssociated
+        }
     }
 }

@@ -23,7 +23,8 @@ struct BrowserAssociationCommandTests {
             let set = try gated.expect(
                 ["browser", "set", "Work Firefox", "--consent", "ask", "--http", "allow"], status: 0)
             #expect(set.stdout.contains("Work Firefox: http allowed, consent ask"), "\(set.stdout)")
-            let changed = try #require(try await vault.browsers.find(id: "Work Firefox"))
+            let changed = try #require(
+                try await vault.browsers.find(id: "Work Firefox", identifiedBy: [UInt8](repeating: 3, count: 32)))
             #expect(changed.allowsHTTP && changed.consent == .ask)
 
             let nothing = try gated.expect(["browser", "set", "Work Firefox"], status: 2)

@@ -62,7 +62,9 @@ public struct BrowserAccess: Sendable {
 
     /// Saves a login the browser submitted on the page `url`: a new credential, or a new password
     /// for the account that exists. Throws `.neverSave` for a host the owner marked, `.invalidInput`
-    /// for a page that gets nothing (``site(of:allowsHTTP:)``) or a field over the limits.
+    /// for a page that gets nothing (``site(of:allowsHTTP:)``) or a field over the limits, or the
+    /// error of the audit entry. The never-save check, the change and its entry are one
+    /// transaction: when the entry cannot be written, nothing is saved.
     @discardableResult
     public func save(
         for association: BrowserAssociation, url: String, account: String, password: SecureBytes
@@ -73,20 +75,23 @@ public struct BrowserAccess: Sendable {
                 "the page is not one this browser may save for: an https:// URL without user information (or http:// where the owner allowed it)"
             )
         }
-        if try vault.neverSave.isMarked(site.host) {
-            throw SharedWebCredentialsError(
-                .neverSave,
-                "\(site.host) is marked \"never save\": nothing was saved (`swcred never-save clear` lifts it)")
-        }
-        let outcome = try vault.credentials.upsert(
-            server: site.host, port: site.port, scheme: site.scheme, account: account, password: password)
-        if outcome != .unchanged {
-            _ = try await vault.audit.append(
-                AuditEvent(
-                    actor: association.actor, operation: outcome == .added ? .add : .update,
-                    domain: site.name, account: account))
-        }
-        return outcome
+        return try await vault.write(records: { [vault] db, keys, commitment in
+            if try NeverSaveStore.contains(db, index: keys.hostIndex(site.host)) {
+                throw SharedWebCredentialsError(
+                    .neverSave,
+                    "\(site.host) is marked \"never save\": nothing was saved (`swcred never-save clear` lifts it)")
+            }
+            let batch = CredentialBatch(db: db, keys: keys, commitment: commitment, vault: vault)
+            let outcome = try batch.upsert(
+                server: site.host, port: site.port, scheme: site.scheme, account: account, password: password)
+            if outcome != .unchanged {
+                try batch.recordAudit(
+                    AuditEvent(
+                        actor: association.actor, operation: outcome == .added ? .add : .update,
+                        domain: site.name, account: account))
+            }
+            return outcome
+        })
     }
 
     /// A strong password for the page `url`: by the site's password rules when Apple's quirks

@@ -3,12 +3,16 @@ import Foundation
 
 /// A browser the owner approved (KeePassXC-Browser's "association"): the third kind of caller,
 /// beside apps (a token) and the owner (the passphrase). It proves itself in each session with
-/// the identification key it was approved with.
+/// the identification key it was approved with, which the vault does not keep: only a keyed hash
+/// of it, and its fingerprint for display.
 public struct BrowserAssociation: Sendable, Equatable {
     /// The name the owner gave it: what the extension shows and sends back as the association's id.
     public let id: String
-    /// The browser's identification public key (32 bytes).
-    public let identificationKey: [UInt8]
+    /// The fingerprint of the browser's identification key (``fingerprint(of:)``), for display.
+    public let fingerprint: String
+    /// The keyed hash of the identification key (``VaultKeys/browserKeyHash(_:)``): what the key a
+    /// session proves is checked against.
+    let keyHash: [UInt8]
     /// Whether pages served over `http://` get its logins too.
     public let allowsHTTP: Bool
     /// `.ask`: the first release for each host waits for the owner.
@@ -16,18 +20,27 @@ public struct BrowserAssociation: Sendable, Equatable {
     /// When the owner approved it (whole seconds).
     public let createdAt: Date
 
-    /// Makes an association record.
-    public init(id: String, identificationKey: [UInt8], allowsHTTP: Bool, consent: ConsentMode, createdAt: Date) {
+    init(id: String, fingerprint: String, keyHash: [UInt8], allowsHTTP: Bool, consent: ConsentMode, createdAt: Date) {
         self.id = id
-        self.identificationKey = identificationKey
+        self.fingerprint = fingerprint
+        self.keyHash = keyHash
         self.allowsHTTP = allowsHTTP
         self.consent = consent
         self.createdAt = createdAt
     }
 
-    /// Whether `key` is the identification key this browser was approved with (constant time).
-    public func isIdentified(by key: [UInt8]) -> Bool {
-        key.withUnsafeBytes { given in identificationKey.withUnsafeBytes { ConstantTime.equals(given, $0) } }
+    /// Whether `hash` is the keyed hash of the identification key this browser was approved with
+    /// (constant time).
+    func isIdentified(byHash hash: [UInt8]) -> Bool {
+        hash.withUnsafeBytes { given in keyHash.withUnsafeBytes { ConstantTime.equals(given, $0) } }
+    }
+
+    /// What tells this association from every other, also from one approved under the same name
+    /// after it was revoked: its name, its key's fingerprint and when it was approved. What the
+    /// service remembers for a browser (the owner's answers, the entries it was shown) is kept
+    /// under it, so a new association inherits nothing of an old one.
+    public var identity: String {
+        "\(id)\n\(fingerprint)\n\(Int64(createdAt.timeIntervalSince1970))"
     }
 
     /// The audit actor of what this browser does: `browser:NAME`.

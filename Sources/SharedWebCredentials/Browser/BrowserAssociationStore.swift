@@ -1,14 +1,17 @@
 import Foundation
 
-/// The `browser_associations` table (migration 0010): the browsers the owner approved.
+/// The `browser_associations` table (migrations 0010 and 0011): the browsers the owner approved.
 ///
-/// Every row carries a MAC under the vault's state key over every column, and its MAC is in the
-/// sealed grant set (``GrantSet``): a row written, edited or put back from an older copy by
-/// someone without the vault key associates nothing. Approving and revoking each append an audit
-/// entry in the same transaction.
+/// A browser's identification key is not stored: a keyed hash of it is (``VaultKeys/browserKeyHash(_:)``,
+/// as an app token's), with its fingerprint for display, so a copy of the vault file holds nothing
+/// a browser proves. Every row carries a MAC under the vault's state key over every column, and
+/// its MAC is in the sealed grant set (``GrantSet``): a row written, edited or put back from an
+/// older copy by someone without the vault key associates nothing. Approving and revoking each
+/// append an audit entry in the same transaction.
 public struct BrowserAssociationStore: Sendable {
     static let table = AuthenticatedTable(
-        name: "browser_associations", columns: ["id", "identification_key", "allow_http", "consent", "created_at"],
+        name: "browser_associations",
+        columns: ["id", "key_hash", "fingerprint", "allow_http", "consent", "created_at"],
         identityCount: 1)
     private let vault: Vault
 
@@ -28,43 +31,47 @@ public struct BrowserAssociationStore: Sendable {
             throw SharedWebCredentialsError(
                 .invalidInput, "a browser's identification key is 32 bytes; this one has \(identificationKey.count)")
         }
-        let association = BrowserAssociation(
-            id: id, identificationKey: identificationKey, allowsHTTP: allowsHTTP, consent: consent,
-            createdAt: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down)))
-        try vault.write(grants: { db, keys, changes in
+        let fingerprint = BrowserAssociation.fingerprint(of: identificationKey)
+        let createdAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        return try vault.write(grants: { db, keys, changes in
             guard try db.row("SELECT 1 FROM browser_associations WHERE id = ?", [.text(id)]) == nil else {
                 throw SharedWebCredentialsError(
                     .invalidInput,
                     "a browser named \"\(id)\" is already associated: choose another name, or revoke it first with `swcred browser revoke`"
                 )
             }
+            let association = BrowserAssociation(
+                id: id, fingerprint: fingerprint, keyHash: keys.browserKeyHash(identificationKey),
+                allowsHTTP: allowsHTTP, consent: consent, createdAt: createdAt)
             let values = Self.values(of: association)
             let mac = Self.table.mac(values, keys: keys)
             try db.execute(
-                "INSERT INTO browser_associations (\(Self.table.columns.joined(separator: ", ")), mac) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO browser_associations (\(Self.table.columns.joined(separator: ", ")), mac) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 values + [.blob(mac)])
             changes.wrote(mac)
             try AuditChain.append(
                 AuditEvent(
                     actor: .owner, operation: .browserAssociate,
                     detail:
-                        "browser \(id); key \(BrowserAssociation.fingerprint(of: identificationKey)); http \(allowsHTTP ? "allowed" : "refused"); consent \(consent.rawValue)"
+                        "browser \(id); key \(fingerprint); http \(allowsHTTP ? "allowed" : "refused"); consent \(consent.rawValue)"
                 ), at: Date(), db: db, keys: keys, path: vault.path)
+            return association
         })
-        return association
     }
 
-    /// The association named `id`, if one is stored, intact and in the sealed grant set: what
-    /// each request of a browser checks, so a revocation takes effect at its next request.
-    /// Throws `.integrityFailure` for a row that fails its MAC or that the grant set does not hold.
-    public func find(id: String) async throws -> BrowserAssociation? {
+    /// The association named `id` if one is stored for exactly `identificationKey` (compared by
+    /// its keyed hash, in constant time), intact and in the sealed grant set: what each request of
+    /// a browser checks, so a revocation takes effect at its next request and a name alone proves
+    /// nothing. Throws `.integrityFailure` for a row that fails its MAC or that the grant set does
+    /// not hold.
+    public func find(id: String, identifiedBy identificationKey: [UInt8]) async throws -> BrowserAssociation? {
         try await vault.read { [vault] db, keys in
             guard let row = try db.row("\(Self.table.select) WHERE id = ?", [.text(id)]) else { return nil }
             let association = try Self.verified(row, keys: keys, path: vault.path)
             try GrantCheck.require(
                 row.blob(Self.table.columns.count), what: "The association of browser \(id)", db: db, keys: keys,
                 path: vault.path)
-            return association
+            return association.isIdentified(byHash: keys.browserKeyHash(identificationKey)) ? association : nil
         }
     }
 
@@ -96,8 +103,9 @@ public struct BrowserAssociationStore: Sendable {
             }
             let current = try Self.verified(row, keys: keys, path: vault.path)
             let updated = BrowserAssociation(
-                id: id, identificationKey: current.identificationKey, allowsHTTP: allowsHTTP ?? current.allowsHTTP,
-                consent: consent ?? current.consent, createdAt: current.createdAt)
+                id: id, fingerprint: current.fingerprint, keyHash: current.keyHash,
+                allowsHTTP: allowsHTTP ?? current.allowsHTTP, consent: consent ?? current.consent,
+                createdAt: current.createdAt)
             try Self.table.write(Self.values(of: updated), db: db, keys: keys, changes: changes)
             try AuditChain.append(
                 AuditEvent(
@@ -126,6 +134,41 @@ public struct BrowserAssociationStore: Sendable {
         })
     }
 
+    /// Deletes every association in the same transaction as a vault key rotation: their key hashes
+    /// were keyed by the old key and cannot be recomputed without the browsers' keys. Returns the
+    /// `browser-revoke` entry of each, for the caller to append under the new key in the same
+    /// transaction (as ``AppTokenStore`` does for tokens).
+    static func revokeAll(_ db: any StoreWriter, reason: String) throws -> [AuditEvent] {
+        let events = try db.rows("SELECT id FROM browser_associations ORDER BY id").map { row in
+            AuditEvent(actor: .owner, operation: .browserRevoke, detail: "browser \(row.text(0) ?? "?"); \(reason)")
+        }
+        try db.execute("DELETE FROM browser_associations", [])
+        return events
+    }
+
+    /// Ends, at the unlock that applied migration 0011, the associations stored before it (their
+    /// names wait in `browser_associations_ended`): each gets a `browser-revoke` entry, in one
+    /// transaction with its deletion and the grant set sealed again without it. Their keys were
+    /// stored in the clear, and may be in any copy of the file made before: they are not re-keyed.
+    static func endClearKeyAssociations(_ storage: any VaultStorage, keys: VaultKeys, path: String) throws {
+        try storage.write(durability: .synced) { db in
+            let ended = try db.rows("SELECT id FROM browser_associations_ended ORDER BY id").map { row in
+                AuditEvent(
+                    actor: .owner, operation: .browserRevoke,
+                    detail:
+                        "browser \(row.text(0) ?? "?"); ended by the upgrade that stopped storing browsers' keys in the clear: associate it again"
+                )
+            }
+            guard !ended.isEmpty else { return }  // another process ended them while this one unlocked
+            try db.execute("DELETE FROM browser_associations_ended", [])
+            try AuditChain.append(ended, at: Date(), db: db, keys: keys, path: path)
+            // The old rows' MACs leave the set; nothing enters it.
+            let live = Set(try GrantSet.macs(db, keys: keys))
+            try GrantSet.store(
+                GrantSet.load(db, keys: keys, path: path).intersection(live), db: db, keys: keys, path: path)
+        }
+    }
+
     /// The hash that names this vault to a browser (KeePassXC's database hash): a keyed hash that
     /// says nothing beyond "this vault", stable while the vault key stays the same.
     public func databaseHash() throws -> String {
@@ -138,15 +181,16 @@ public struct BrowserAssociationStore: Sendable {
     /// The column values of `association`, in ``table``'s order.
     private static func values(of association: BrowserAssociation) -> [StoreValue] {
         [
-            .text(association.id), .blob(association.identificationKey), .integer(association.allowsHTTP ? 1 : 0),
-            .text(association.consent.rawValue), .integer(Int64(association.createdAt.timeIntervalSince1970)),
+            .text(association.id), .blob(association.keyHash), .text(association.fingerprint),
+            .integer(association.allowsHTTP ? 1 : 0), .text(association.consent.rawValue),
+            .integer(Int64(association.createdAt.timeIntervalSince1970)),
         ]
     }
 
     private static func verified(_ row: StoreRow, keys: VaultKeys, path: String) throws -> BrowserAssociation {
-        guard table.isAuthentic(row, keys: keys), let id = row.text(0), let key = row.blob(1),
-            let http = row.integer(2), let consent = row.text(3).flatMap(ConsentMode.init(rawValue:)),
-            let created = row.integer(4)
+        guard table.isAuthentic(row, keys: keys), let id = row.text(0), let keyHash = row.blob(1),
+            let fingerprint = row.text(2), let http = row.integer(3),
+            let consent = row.text(4).flatMap(ConsentMode.init(rawValue:)), let created = row.integer(5)
         else {
             throw SharedWebCredentialsError(
                 .integrityFailure,
@@ -154,7 +198,7 @@ public struct BrowserAssociationStore: Sendable {
             )
         }
         return BrowserAssociation(
-            id: id, identificationKey: key, allowsHTTP: http == 1, consent: consent,
+            id: id, fingerprint: fingerprint, keyHash: keyHash, allowsHTTP: http == 1, consent: consent,
             createdAt: Date(timeIntervalSince1970: TimeInterval(created)))
     }
 }

@@ -35,7 +35,8 @@ package enum VaultTables {
             order: "id"),
         Table(
             name: "browser_associations",
-            columns: ["id", "identification_key", "allow_http", "consent", "created_at", "mac"], order: "id"),
+            columns: ["id", "key_hash", "fingerprint", "allow_http", "consent", "created_at", "mac"], order: "id"),
+        Table(name: "browser_associations_ended", columns: ["id"], order: "id"),
         Table(
             name: "credentials", columns: ["id", "server_index", "account_index", "sealed", "version"],
             order: "server_index, account_index"),

@@ -26,9 +26,12 @@ extension Vault {
         let protection = VaultMetadata.Protection.passphrase(salt: salt, parameters: chosen)
         try replaceKey(protection: protection, operation: .passwd) { db, current, granted in
             guard rotatingKey else { return (current.rewrapped(under: wrappingKey), []) }
-            // App tokens are hashed under the old key: a rotation revokes them, as `rotateKey` does.
-            let revocations = try AppTokenStore.revokeAll(
-                db, keys: current, vault: self, reason: "revoked by `swcred passwd --rekey`")
+            // App tokens and browsers' keys are hashed under the old key: a rotation revokes them,
+            // as `rotateKey` does.
+            let reason = "revoked by `swcred passwd --rekey`"
+            let revocations =
+                try AppTokenStore.revokeAll(db, keys: current, vault: self, reason: reason)
+                + BrowserAssociationStore.revokeAll(db, reason: reason)
             return (
                 try reencryptEverything(
                     db, from: current, to: VaultKeys.generate(wrappingKey: wrappingKey), granted: granted),
@@ -42,20 +45,23 @@ extension Vault {
     /// not match its commitment) nothing changes. Throws `.vaultLocked` if another process
     /// changed the passphrase or the key since this one unlocked the vault.
     ///
-    /// App tokens are revoked in the same transaction (their hashes are keyed by the old key and
-    /// the tokens themselves are not stored); the result says how many.
+    /// App tokens and browser associations are revoked in the same transaction (their hashes are
+    /// keyed by the old key, and neither the tokens nor the browsers' keys are stored); the result
+    /// says how many.
     @discardableResult
     public func rotateKey() throws -> KeyRotation {
-        var revoked = 0
+        var revoked = (tokens: 0, browsers: 0)
         try replaceKey(protection: unlocked.withLock { $0.protection }, operation: .rekey) { db, current, granted in
-            let revocations = try AppTokenStore.revokeAll(
+            let tokens = try AppTokenStore.revokeAll(
                 db, keys: current, vault: self, reason: "revoked by the vault key's rotation")
-            revoked = revocations.count
+            let browsers = try BrowserAssociationStore.revokeAll(db, reason: "revoked by the vault key's rotation")
+            revoked = (tokens.count, browsers.count)
+            let revocations = tokens + browsers
             let newKeys = try reencryptEverything(
                 db, from: current, to: VaultKeys.generate(wrappingKey: current.wrappingKey), granted: granted)
             return (newKeys, revocations)
         }
-        return KeyRotation(revokedAppTokens: revoked)
+        return KeyRotation(revokedAppTokens: revoked.tokens, revokedBrowsers: revoked.browsers)
     }
 
     /// Whether the vault key this instance holds, and its wrapping, are still the vault's: false
@@ -150,4 +156,6 @@ extension Vault {
 public struct KeyRotation: Sendable, Equatable {
     /// The app tokens it revoked.
     public let revokedAppTokens: Int
+    /// The browser associations it revoked.
+    public let revokedBrowsers: Int
 }

@@ -238,6 +238,7 @@ public final class Vault: Sendable {
                 try SealUpgrade.run(db, unlockedFrom: unsealed, keys: keys, path: path)
             }
         }
+        if schema == .outdated { try BrowserAssociationStore.endClearKeyAssociations(storage, keys: keys, path: path) }
         // A vault set back behind what this process saw is refused at unlock, before any use. (A
         // broken seal is not: the owner may still read and export; what grants access checks it.)
         if let shown {

@@ -24,7 +24,7 @@ final class VaultKeys: Sendable {
     /// Keys the MACs of rows stored in plaintext (`apps`, `associations`) and the record commitment:
     /// see ``stateMAC(table:fields:)``.
     let stateKey: SecureBytes
-    /// Keys the hashes of app tokens.
+    /// Keys the hashes of app tokens and of browsers' identification keys.
     let tokenKey: SecureBytes
 
     init(keyID: [UInt8], vaultKey: SecureBytes, wrappingKey: SecureBytes) {
@@ -107,6 +107,12 @@ final class VaultKeys: Sendable {
         let digest = KeyedHash.digest(key: tokenKey, fields: [Array("app-token".utf8), field])
         field.withUnsafeMutableBytes { if let base = $0.baseAddress { sodium_memzero(base, $0.count) } }
         return digest
+    }
+
+    /// The stored hash of a browser's identification key (``BrowserAssociationStore``): keyed as
+    /// an app token's is, so that a copy of the vault file holds nothing a browser proves.
+    func browserKeyHash(_ identificationKey: [UInt8]) -> [UInt8] {
+        KeyedHash.digest(key: tokenKey, fields: [Array("browser-identification-key".utf8), identificationKey])
     }
 
     // MARK: Associated data

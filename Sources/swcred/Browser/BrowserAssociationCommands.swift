@@ -121,7 +121,7 @@ struct BrowserAssociationJSON: Encodable {
 
     init(_ association: BrowserAssociation, ungranted: Set<String>) {
         name = association.id
-        fingerprint = BrowserAssociation.fingerprint(of: association.identificationKey)
+        fingerprint = association.fingerprint
         allowsHTTP = association.allowsHTTP
         consent = association.consent.rawValue
         createdAt = association.createdAt.formatted(.iso8601)

@@ -11,7 +11,8 @@ struct PasswdCommand: ParsableCommand {
             touched. The vault key itself does not change, so the old passphrase still opens any \
             copy of the vault made before, and a saved copy of the old key metadata put back \
             into the current file. After a passphrase leaked, use --rekey: it also draws a new \
-            vault key and re-encrypts every record, in the same transaction.
+            vault key and re-encrypts every record, in the same transaction, revoking every app \
+            token and browser association as `swcred rekey` does.
 
             The current passphrase comes from --passphrase-file, SWCRED_PASSPHRASE or a prompt; \
             the new one from --new-passphrase-file, SWCRED_NEW_PASSPHRASE or a prompt (asked \

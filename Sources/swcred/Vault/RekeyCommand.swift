@@ -13,7 +13,8 @@ struct RekeyCommand: ParsableCommand {
             record, exit 9), nothing changes and the old key keeps working. The passphrase or \
             key file stays the same; after a passphrase leaked, run `swcred passwd --rekey`, \
             which changes both at once. App tokens \
-            are revoked (`swcred app token create` makes new ones).
+            are revoked (`swcred app token create` makes new ones), and so are browser \
+            associations (each browser associates again with Connect).
             """)
 
     @OptionGroup var vault: VaultOptions
@@ -26,6 +27,11 @@ struct RekeyCommand: ParsableCommand {
         if rotation.revokedAppTokens > 0 {
             TextOutput.line(
                 "Revoked \(rotation.revokedAppTokens) app tokens; create new ones with `swcred app token create`.")
+        }
+        if rotation.revokedBrowsers > 0 {
+            TextOutput.line(
+                "Revoked \(rotation.revokedBrowsers) browser associations; press Connect in each browser's extension to associate it again."
+            )
         }
     }
 }

@@ -125,7 +125,7 @@ struct AppTokenStoreTests {
         try vault.apps.remove(app)
         #expect(code { _ = try vault.appTokens.authenticate(mine.token) } == .vaultLocked)
         #expect(try vault.appTokens.authenticate(theirs.token).app == otherApp)
-        #expect(try vault.rotateKey() == KeyRotation(revokedAppTokens: 1))
+        #expect(try vault.rotateKey() == KeyRotation(revokedAppTokens: 1, revokedBrowsers: 0))
         #expect(code { _ = try vault.appTokens.authenticate(theirs.token) } == .vaultLocked)
         #expect(try vault.appTokens.list().isEmpty)
     }

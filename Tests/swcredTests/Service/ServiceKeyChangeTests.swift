@@ -50,6 +50,14 @@ struct ServiceKeyChangeTests {
                 "a session of the earlier unlock stays ended")
             let log = try fixture.running.log
             #expect(log.contains("the passphrase or the vault key was changed by another process"), "\(log)")
+            // The service's own lock is in the audit log, as the owner's is: written at the next
+            // unlock, since the keys it held no longer seal an entry.
+            environment["SWCRED_PASSPHRASE"] = passphrase
+            let audit = try SwcredProcess.run(["audit", "--operation", "lock", "--json"], environment: environment)
+            let locks = try #require(try JSONSerialization.jsonObject(with: audit.stdoutData) as? [[String: Any]])
+            #expect(
+                locks.contains { ($0["detail"] as? String)?.contains("changed by another process") == true },
+                "\(command): \(audit.stdout)\(audit.stderr)")
         }
     }
 }
