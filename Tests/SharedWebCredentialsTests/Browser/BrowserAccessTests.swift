@@ -271,6 +271,37 @@ struct BrowserAccessTests {
         #expect(try vault.credentials.find(server: "shop.example").isEmpty, "neither save without its entry")
     }
 
+    @Test(
+        "a save whose entry cannot be numbered (a last entry at 2^63 - 1 behind swcred's back) saves nothing, from a browser as from an app"
+    )
+    func saveAndEntryFailTogether() async throws {
+        let association = try vault.browsers.add(id: "Firefox", identificationKey: key)
+        let app = try ApplicationIdentifier("ABCDE12345.com.example.app")
+        try vault.apps.register(app, entitlements: Entitlements(strings: ["webcredentials:shop.example"]), at: Date())
+        try VaultTestSupport.approve(app, for: ["webcredentials:shop.example"], in: vault)
+        // The seal is left intact: only the next entry fails (its number would pass 2^63 - 1), so
+        // a change committed apart from its entry would stay.
+        try Attacker(path: vault.path).execute(
+            """
+            INSERT INTO audit_log (seq, at, actor, operation, outcome, error_code, sealed, tag)
+            VALUES (9223372036854775807, 0, 'owner', 'lock', 'done', NULL, x'00', zeroblob(32))
+            """)
+        var browserFailed = false
+        do {
+            _ = try await BrowserAccess(vault: vault).save(
+                for: association, url: "https://shop.example/", account: "bob", password: SecureBytes(utf8: "Pw-b"))
+        } catch { browserFailed = true }
+        #expect(browserFailed, "the browser's save reports the entry's failure")
+        var appFailed = false
+        do {
+            _ = try await SharedWebCredentials(app: app, vault: vault, verifier: nil).add(
+                domain: DomainTarget("shop.example"), account: "carol", password: SecureBytes(utf8: "Pw-c"),
+                confirm: { _ in true })
+        } catch { appFailed = true }
+        #expect(appFailed, "the app's save reports the entry's failure")
+        #expect(try vault.credentials.find(server: "shop.example").isEmpty, "neither save without its entry")
+    }
+
     @Test("associations: names checked, one per name, listed, revoked, each change audited")
     func associations() async throws {
         try vault.browsers.add(id: "Firefox", identificationKey: key, allowsHTTP: true, consent: .ask)

@@ -284,7 +284,7 @@ struct ServiceBrowserBridgeTests {
         let shown = try #require(try await logins(firefox, "https://shop.example/").first)
         let declined = Task { [bridge, firefox] in try await bridge.totp(association: firefox, uuid: shown.uuid) }
         let asked = try await answerNext(approve: false)
-        #expect(asked.operation == .release && asked.domain == "shop.example")
+        #expect(asked.operation == .release && asked.domain == "https://shop.example")
         await #expect(throws: BrowserVaultError.denied) { _ = try await declined.value }
         async let code = bridge.totp(association: firefox, uuid: shown.uuid)
         _ = try await answerNext(approve: true)
