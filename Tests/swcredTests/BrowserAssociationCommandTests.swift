@@ -41,4 +41,35 @@ struct BrowserAssociationCommandTests {
             #expect(audit.stdout.contains("browser-associate") && audit.stdout.contains("browser-revoke"))
         }
     }
+
+    @Test("set changes one setting of one browser and keeps the other setting, and every other browser, as it was")
+    func setChangesOneSetting() async throws {
+        try await GatedFixture.with { gated in
+            let vault = try Vault.open(at: gated.vaultPath, secret: .passphrase(SecureBytes(utf8: gated.passphrase)))
+            let work = [UInt8](repeating: 3, count: 32)
+            let home = [UInt8](repeating: 4, count: 32)
+            try vault.browsers.add(id: "Work Firefox", identificationKey: work, consent: .ask)
+            try vault.browsers.add(id: "Home Chromium", identificationKey: home, allowsHTTP: true)
+            func settings(_ name: String, _ key: [UInt8]) async throws -> (http: Bool, consent: ConsentMode) {
+                let found = try #require(try await vault.browsers.find(id: name, identifiedBy: key))
+                return (found.allowsHTTP, found.consent)
+            }
+
+            try gated.expect(["browser", "set", "Work Firefox", "--http", "allow"], status: 0)
+            var changed = try await settings("Work Firefox", work)
+            #expect(changed.http && changed.consent == .ask, "--http alone keeps consent ask")
+            var other = try await settings("Home Chromium", home)
+            #expect(other.http && other.consent == .none, "the other browser is untouched")
+
+            try gated.expect(["browser", "set", "Work Firefox", "--consent", "none"], status: 0)
+            changed = try await settings("Work Firefox", work)
+            #expect(changed.http && changed.consent == .none, "--consent alone keeps http allowed")
+
+            try gated.expect(["browser", "set", "Home Chromium", "--consent", "ask"], status: 0)
+            other = try await settings("Home Chromium", home)
+            #expect(other.http && other.consent == .ask, "--consent alone keeps the other browser's http allowed")
+            changed = try await settings("Work Firefox", work)
+            #expect(changed.http && changed.consent == .none, "a change of one browser leaves the other as it was")
+        }
+    }
 }
