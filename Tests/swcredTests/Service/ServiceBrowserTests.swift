@@ -62,6 +62,18 @@ struct ServiceBrowserTests {
             let request = try #require(next.json as? [String: Any])
             #expect(request["operation"] as? String == "browser-associate")
             #expect((request["fingerprint"] as? String)?.split(separator: " ").count == 8)
+            // The program on the other end of the socket, for the owner to check: the Python
+            // client, whose parent is this test process.
+            let peer = try #require(request["peer"] as? [String: Any], "\(request)")
+            #expect(peer["pid"] as? Int == Int(client.processIdentifier))
+            let executable = try #require(peer["executable"] as? String)
+            #expect((executable as NSString).lastPathComponent.hasPrefix("python3"), "\(executable)")
+            #expect((peer["command_line"] as? String)?.contains("kpxc_client.py --socket \(socket)") == true)
+            let parents = try #require(peer["parents"] as? [[String: Any]])
+            #expect(parents.first?["pid"] as? Int == Int(getpid()), "\(parents)")
+            #expect(
+                parents.first?["executable"] as? String
+                    == (try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")))
             let answered = try fixture.call(
                 "POST", "/v1/consent/answer", token: session,
                 json: ["id": request["id"] as? String ?? "", "approve": true, "name": "Test Firefox"])
@@ -91,6 +103,9 @@ struct ServiceBrowserTests {
             #expect(!listed.stdout.contains("Test Firefox"))
             let audit = try fixture.gated.expect(["audit", "--json"], status: 0)
             #expect(audit.stdout.contains("browser-associate") && audit.stdout.contains("browser:Test Firefox"))
+            #expect(audit.stdout.contains("asked by \(executable)"), "\(audit.stdout)")
+            #expect(!audit.stdout.contains("kpxc_client.py"), "the command line stays out of the audit log")
+            #expect(try !fixture.running.log.contains("kpxc_client.py"), "and out of the service's log")
         }
     }
 }
