@@ -111,6 +111,60 @@ struct ServiceBrowserTests {
 }
 
 extension ServiceBrowserTests {
+    @Test(
+        "swcred consent on a terminal shows the program asking for an association and its parents, then the fingerprint"
+    )
+    func consentShowsPeer() async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.python) else {
+            throw FixtureError(message: "the browser tests' Python is missing (\(Self.python)): run Scripts/bootstrap")
+        }
+        try await ServiceFixture.with { fixture in
+            let socket = fixture.gated.directory.path("browser/kpxc.sock")
+            try fixture.start(["--browser"], environment: ["SWCRED_BROWSER_SOCKET": socket])
+            let client = Process()
+            client.executableURL = URL(fileURLWithPath: Self.python)
+            client.arguments = [
+                "-c",
+                """
+                import sys
+                import keepassxc_browser_api.client as kpxc
+                from keepassxc_browser_api import BrowserClient, BrowserConfig
+                kpxc._get_keepassxc_socket_path = lambda: sys.argv[1]
+                client = BrowserClient(BrowserConfig())
+                client.connect()
+                client.change_public_keys()
+                client.associate()
+                """,
+                socket,
+            ]
+            client.standardError = FileHandle.nullDevice
+            try client.run()
+            defer {
+                kill(client.processIdentifier, SIGKILL)
+                client.waitUntilExit()
+            }
+            let terminal = try TerminalSession(
+                executable: SwcredProcess.executableURL.path,
+                arguments: ["consent", "--once", "--socket", fixture.socketPath], environment: fixture.gated.environment
+            )
+            // Long chains wrap on the terminal: the screen's lines joined.
+            let shown = try terminal.waitFor("Approve it? [y/N]").replacingOccurrences(of: "\n", with: "")
+            let python = try FileManager.default.destinationOfSymbolicLink(
+                atPath: "/proc/\(client.processIdentifier)/exe")
+            let ownExecutable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+            let chain = "\(ownExecutable) (pid \(getpid())) → \(python) (pid \(client.processIdentifier))"
+            let asking = "Check that the program asking is your browser:    from "
+            let from = try #require(shown.range(of: asking), "\(shown)")
+            let fingerprint = try #require(shown.range(of: "Its key fingerprint"), "\(shown)")
+            #expect(shown.contains(chain), "\(shown)")
+            #expect(shown.contains("command line: \(Self.python) -c "), "\(shown)")
+            #expect(from.upperBound < fingerprint.lowerBound, "the program is shown before the fingerprint")
+            try terminal.type("n", "Enter")
+            #expect(try terminal.exitStatus() == 0)
+            #expect(try terminal.screen().contains("swcred: declined"))
+        }
+    }
+
     @Test("--browser where something already listens (a running KeePassXC): exit 11, naming the path")
     func keePassXCRunning() async throws {
         try await ServiceFixture.with { fixture in
