@@ -89,14 +89,21 @@ struct BrowserPythonClientTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [
-            "-c", "import time; time.sleep(30)", "two words\u{1b}[2J", "", String(repeating: "x", count: 2000),
+            "-c", "import time; print(1, flush=True); time.sleep(30)", "two words\u{1b}[2J", "",
+            String(repeating: "x", count: 2000),
         ]
+        let output = Pipe()
+        process.standardOutput = output
         try process.run()
         defer { process.terminate() }
+        // Once it prints, its exec is over and /proc holds its arguments.
+        _ = output.fileHandleForReading.readData(ofLength: 1)
         let peer = BrowserPeerProcess(readingPID: process.processIdentifier)
         let line = try #require(peer.commandLine)
         #expect(
-            line.hasPrefix("/usr/bin/python3 -c 'import time; time.sleep(30)' 'two words\\u{1b}[2J' '' xxx"), "\(line)")
+            line.hasPrefix(
+                "/usr/bin/python3 -c 'import time; print(1, flush=True); time.sleep(30)' 'two words\\u{1b}[2J' '' xxx"),
+            "\(line)")
         #expect(line.count == BrowserPeerProcess.maximumTextLength && line.hasSuffix("…"))
         #expect(peer.executable?.contains("python3") == true)
     }
