@@ -30,6 +30,28 @@ public final class ServiceOwnerClient: Sendable {
         public var fingerprint: String? = nil
         /// `browser-associate`: the name offered when the owner gives none.
         public var suggestedName: String? = nil
+        /// `browser-associate`: the program that asks, as the service read it from `/proc`.
+        public var peer: Peer? = nil
+
+        /// The program on the other end of the browser socket; a field `/proc` did not give is nil.
+        public struct Peer: Sendable, Equatable {
+            /// One process above it.
+            public struct Parent: Sendable, Equatable {
+                /// Its process id.
+                public let pid: Int32
+                /// Where its `/proc/PID/exe` links.
+                public let executable: String?
+            }
+
+            /// Its process id.
+            public let pid: Int32
+            /// Where its `/proc/PID/exe` links.
+            public let executable: String?
+            /// Its arguments, separated by spaces.
+            public let commandLine: String?
+            /// Its parent, that one's parent, and so on.
+            public let parents: [Parent]
+        }
 
         /// Whether a browser asks to become a client.
         public var isBrowserAssociation: Bool { operation == "browser-associate" }
@@ -128,7 +150,12 @@ public final class ServiceOwnerSession: Sendable {
                 let request = try ok.body.json
                 return ServiceOwnerClient.ConsentRequest(
                     id: request.id, app: request.app, operation: request.operation.rawValue, domain: request.domain,
-                    account: request.account, fingerprint: request.fingerprint, suggestedName: request.suggestedName)
+                    account: request.account, fingerprint: request.fingerprint, suggestedName: request.suggestedName,
+                    peer: request.peer.map { peer in
+                        ServiceOwnerClient.ConsentRequest.Peer(
+                            pid: peer.pid, executable: peer.executable, commandLine: peer.commandLine,
+                            parents: peer.parents.map { .init(pid: $0.pid, executable: $0.executable) })
+                    })
             case .noContent:
                 return nil
             default:

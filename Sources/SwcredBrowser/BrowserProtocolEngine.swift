@@ -37,12 +37,15 @@ public actor BrowserProtocolEngine {
     }
 
     private let vault: any BrowserVaultBridge
+    private let peerPID: Int32?
     private var clients: [String: Client] = [:]
     private var clientOrder: [String] = []
 
-    /// An engine whose vault side is `vault`.
-    public init(vault: any BrowserVaultBridge) {
+    /// An engine whose vault side is `vault`; `peerPID` is the process on the other end of the
+    /// connection (`SO_PEERCRED`), described to the owner when it asks for an association.
+    public init(vault: any BrowserVaultBridge, peerPID: Int32? = nil) {
         self.vault = vault
+        self.peerPID = peerPID
     }
 
     /// The unsolicited notice that the vault locked: `{"action":"database-locked"}`.
@@ -211,7 +214,9 @@ public actor BrowserProtocolEngine {
                 throw BrowserRefusal.sessionKeyMismatch
             }
             let hash = try await hash()
-            let id = try await vault.associate(publicKey: associate.key, identificationKey: associate.identificationKey)
+            let id = try await vault.associate(
+                publicKey: associate.key, identificationKey: associate.identificationKey,
+                peer: peerPID.map(BrowserPeerProcess.init(readingPID:)))
             guard !id.isEmpty else { throw BrowserVaultError.denied }
             setAssociation(
                 BrowserSessionAssociation(id: id, identificationKey: associate.identificationKey), clientID: clientID,

@@ -24,8 +24,10 @@ import SwcredPlatform
 /// one peer process (`SO_PEERCRED`'s pid) holds at most ``maximumConnectionsPerProcess``, fewer
 /// than ``maximumConnections``, so one process never takes every place.
 public final class BrowserSocketListener: @unchecked Sendable {
-    /// Makes the engine for a new connection; the argument numbers connections from 1.
-    public typealias EngineFactory = @Sendable (_ connectionID: UInt64) -> BrowserProtocolEngine
+    /// Makes the engine for a new connection; `connectionID` numbers connections from 1, and
+    /// `peerPID` is the connecting process's (`SO_PEERCRED`), for the engine to describe it to the
+    /// owner (``BrowserPeerProcess``).
+    public typealias EngineFactory = @Sendable (_ connectionID: UInt64, _ peerPID: Int32) -> BrowserProtocolEngine
 
     /// The default bound on simultaneous connections; one more is closed at once.
     public static let defaultMaximumConnections = 16
@@ -310,7 +312,7 @@ public final class BrowserSocketListener: @unchecked Sendable {
         // As KeePassXC and its proxy do: room for a whole message in the socket's buffer.
         var size = Int32(NativeMessageFraming.maximumOutgoingLength)
         setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        let engine = makeEngine(connection.id)
+        let engine = makeEngine(connection.id, connection.peerPID)
         let thread = Thread { [self] in serve(connection, engine: engine) }
         thread.name = "swcred browser connection \(connection.id)"
         thread.start()

@@ -20,9 +20,11 @@ public protocol BrowserVaultBridge: Sendable {
 
     /// Asks the owner to approve a new association for the identification key `identificationKey`
     /// (base64 of a 32-byte public key); `publicKey` is the session key the request came with.
-    /// Returns the association's id (the name the owner gave it), or throws
+    /// `peer` is the program that asks, as `/proc` shows it (`nil` when the engine was given no
+    /// peer process): show it to the owner, since the extension shows no fingerprint before it is
+    /// associated. Returns the association's id (the name the owner gave it), or throws
     /// ``BrowserVaultError/denied`` when the owner declines or does not answer.
-    func associate(publicKey: String, identificationKey: String) async throws -> String
+    func associate(publicKey: String, identificationKey: String, peer: BrowserPeerProcess?) async throws -> String
 
     /// Whether `id` names a live association stored for exactly `identificationKey`. Compare the
     /// keys in constant time.

@@ -23,7 +23,7 @@ struct BrowserNotices: Service {
         let listener = BrowserSocketListener(
             socketPath: socketPath, legacyLinkPath: legacyLinkPath,
             log: { logger.notice("browser socket: \($0)") },
-            makeEngine: { _ in BrowserProtocolEngine(vault: bridge) })
+            makeEngine: { _, peerPID in BrowserProtocolEngine(vault: bridge, peerPID: peerPID) })
         do {
             try listener.start()
         } catch .alreadyServed(let path) {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SharedWebCredentials
+import SwcredAPI
 import SwcredBrowser
 import Synchronization
 
@@ -61,7 +62,7 @@ final class ServiceBrowserBridge: BrowserVaultBridge {
         return try await onEngineThreads(vault) { try vault.browsers.databaseHash() }
     }
 
-    func associate(publicKey: String, identificationKey: String) async throws -> String {
+    func associate(publicKey: String, identificationKey: String, peer: BrowserPeerProcess?) async throws -> String {
         let vault = try vault()
         guard let key = Data(base64Encoded: identificationKey).map(Array.init), key.count == 32 else {
             throw BrowserVaultError.denied
@@ -70,18 +71,30 @@ final class ServiceBrowserBridge: BrowserVaultBridge {
         let (decision, details) = await consent.askWithDetails(
             ConsentBroker.Pending(
                 id: "", app: "browser", operation: .browserAssociate, domain: "", account: nil,
-                fingerprint: BrowserAssociation.fingerprint(of: key), suggestedName: suggested))
+                fingerprint: BrowserAssociation.fingerprint(of: key), suggestedName: suggested,
+                peer: peer.map(Self.consentPeer)))
         try await recordConsent(decision, vault: vault, browser: "browser", operation: "associate", site: nil)
         guard case .approved = decision else { throw BrowserVaultError.denied }
         let name = details.name ?? suggested
         do {
-            _ = try await onEngineThreads(vault) { try vault.browsers.add(id: name, identificationKey: key) }
+            _ = try await onEngineThreads(vault) {
+                try vault.browsers.add(
+                    id: name, identificationKey: key,
+                    requestedBy: peer.map { $0.executable ?? "pid \($0.pid) (executable not readable)" })
+            }
         } catch let error as SharedWebCredentialsError where error.code == .invalidInput {
             logger.notice("browser association not stored", metadata: ["reason": "\(error.message)"])
             throw BrowserVaultError.denied
         }
         logger.notice("browser associated", metadata: ["browser": "\(name)"])
         return name
+    }
+
+    /// The peer as the consent request shows it to the owner.
+    private static func consentPeer(_ peer: BrowserPeerProcess) -> Components.Schemas.ConsentPeer {
+        Components.Schemas.ConsentPeer(
+            pid: peer.pid, executable: peer.executable, commandLine: peer.commandLine,
+            parents: peer.ancestors.map { .init(pid: $0.pid, executable: $0.executable) })
     }
 
     func isAssociated(id: String, identificationKey: String) async throws -> Bool {

@@ -56,5 +56,55 @@ struct BrowserPythonClientTests {
         for call in ["associate", "isAssociated", "logins", "setLogin", "generatePassword", "totp"] {
             #expect(calls.contains(call), "\(call)")
         }
+        // The association request named the program on the other end of the socket: the Python
+        // client, started by this test process, as /proc showed them.
+        let peer = try #require(await fixture.vault.lastPeer)
+        #expect(peer.pid == process.processIdentifier)
+        let executable = try #require(peer.executable)
+        #expect(
+            executable.hasPrefix("/") && (executable as NSString).lastPathComponent.hasPrefix("python3"),
+            "\(executable)")
+        #expect(peer.commandLine?.contains("kpxc_client.py --socket \(fixture.socketPath)") == true, "\(peer)")
+        let ownExecutable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        #expect(peer.ancestors.first == .init(pid: getpid(), executable: ownExecutable), "\(peer.ancestors)")
+        #expect(peer.ancestors.last?.pid == 1 || peer.ancestors.count == BrowserPeerProcess.maximumAncestors)
+        #expect(peer.chain.hasSuffix("\(ownExecutable) (pid \(getpid())) → \(executable) (pid \(peer.pid))"))
+    }
+
+    @Test("a peer that has exited is described as unreadable, never guessed")
+    func exitedPeer() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/true")
+        try process.run()
+        process.waitUntilExit()
+        let peer = BrowserPeerProcess(readingPID: process.processIdentifier)
+        #expect(
+            peer == BrowserPeerProcess(pid: process.processIdentifier, executable: nil, commandLine: nil, ancestors: [])
+        )
+        #expect(peer.chain == "(executable not readable) (pid \(process.processIdentifier))")
+    }
+
+    @Test("a command line is escaped for a terminal, quoted where an argument has a space, and cut")
+    func commandLineMadeSafe() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [
+            "-c", "import time; print(1, flush=True); time.sleep(30)", "two words\u{1b}[2J", "",
+            String(repeating: "x", count: 2000),
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        defer { process.terminate() }
+        // Once it prints, its exec is over and /proc holds its arguments.
+        _ = output.fileHandleForReading.readData(ofLength: 1)
+        let peer = BrowserPeerProcess(readingPID: process.processIdentifier)
+        let line = try #require(peer.commandLine)
+        #expect(
+            line.hasPrefix(
+                "/usr/bin/python3 -c 'import time; print(1, flush=True); time.sleep(30)' 'two words\\u{1b}[2J' '' xxx"),
+            "\(line)")
+        #expect(line.count == BrowserPeerProcess.maximumTextLength && line.hasSuffix("…"))
+        #expect(peer.executable?.contains("python3") == true)
     }
 }

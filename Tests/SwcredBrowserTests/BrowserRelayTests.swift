@@ -179,7 +179,7 @@ struct BrowserRelayTests {
         mkdir(open, 0o700)
         let socketPath = open + "/private/browser.sock"
         let listener = BrowserSocketListener(
-            socketPath: socketPath, makeEngine: { _ in BrowserProtocolEngine(vault: MemoryVault()) })
+            socketPath: socketPath, makeEngine: { _, _ in BrowserProtocolEngine(vault: MemoryVault()) })
         try listener.start()
         defer { listener.stop() }
         chmod(open, 0o777)

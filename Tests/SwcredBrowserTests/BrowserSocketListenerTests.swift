@@ -59,7 +59,7 @@ final class ListenerFixture {
             socketPath: location.socketPath, legacyLinkPath: location.legacyPath,
             maximumConnections: maximumConnections, maximumConnectionsPerProcess: maximumConnectionsPerProcess,
             drainTimeout: drainTimeout, keyExchangeTimeout: keyExchangeTimeout, log: { log.record($0) },
-            makeEngine: { _ in BrowserProtocolEngine(vault: vault) })
+            makeEngine: { _, peerPID in BrowserProtocolEngine(vault: vault, peerPID: peerPID) })
         if start { try listener.start() }
     }
 
@@ -254,7 +254,7 @@ struct BrowserSocketListenerTests {
     func runningListenerRefused() async throws {
         let fixture = try ListenerFixture()
         let second = BrowserSocketListener(
-            location: fixture.runtime.location, makeEngine: { _ in BrowserProtocolEngine(vault: MemoryVault()) })
+            location: fixture.runtime.location, makeEngine: { _, _ in BrowserProtocolEngine(vault: MemoryVault()) })
         #expect(throws: BrowserSocketError.alreadyServed(fixture.socketPath)) { try second.start() }
         let message = BrowserSocketError.alreadyServed(fixture.socketPath).description
         #expect(message.contains(fixture.socketPath) && message.contains("KeePassXC seems to be running"))
@@ -315,7 +315,7 @@ struct BrowserSocketListenerTests {
         try FileManager.default.createDirectory(atPath: runtime.path + "/app", withIntermediateDirectories: true)
         func start() throws {
             try BrowserSocketListener(
-                location: location, makeEngine: { _ in BrowserProtocolEngine(vault: MemoryVault()) }
+                location: location, makeEngine: { _, _ in BrowserProtocolEngine(vault: MemoryVault()) }
             )
             .start()
         }
@@ -358,7 +358,7 @@ struct BrowserSocketListenerTests {
         mkdir(directory, 0o755)
         chmod(directory, 0o755)
         let listener = BrowserSocketListener(
-            location: location, makeEngine: { _ in BrowserProtocolEngine(vault: MemoryVault()) })
+            location: location, makeEngine: { _, _ in BrowserProtocolEngine(vault: MemoryVault()) })
         try listener.start()
         defer { listener.stop() }
         #expect(mode(of: directory) & 0o777 == 0o755)
@@ -382,7 +382,7 @@ struct BrowserSocketListenerTests {
         chmod(open, 0o777)
         let socketPath = open + "/private/browser.sock"
         let listener = BrowserSocketListener(
-            socketPath: socketPath, makeEngine: { _ in BrowserProtocolEngine(vault: MemoryVault()) })
+            socketPath: socketPath, makeEngine: { _, _ in BrowserProtocolEngine(vault: MemoryVault()) })
         #expect(throws: BrowserSocketError.ancestorNotTrusted(open, owner: getuid(), mode: 0o777)) {
             try listener.start()
         }
@@ -407,7 +407,7 @@ struct BrowserSocketListenerTests {
         #expect(chown(theirs, 61_002, 61_002) == 0)
         let listener = BrowserSocketListener(
             socketPath: theirs + "/private/browser.sock",
-            makeEngine: { _ in BrowserProtocolEngine(vault: MemoryVault()) })
+            makeEngine: { _, _ in BrowserProtocolEngine(vault: MemoryVault()) })
         #expect(throws: BrowserSocketError.ancestorNotTrusted(theirs, owner: 61_002, mode: 0o755)) {
             try listener.start()
         }
@@ -423,7 +423,7 @@ struct BrowserSocketListenerTests {
         chmod(directory, 0o700)
         #expect(chown(directory, 61_002, 61_002) == 0)
         let listener = BrowserSocketListener(
-            location: location, makeEngine: { _ in BrowserProtocolEngine(vault: MemoryVault()) })
+            location: location, makeEngine: { _, _ in BrowserProtocolEngine(vault: MemoryVault()) })
         #expect(throws: BrowserSocketError.directoryNotOwned(directory, owner: 61_002)) { try listener.start() }
         #expect(
             BrowserSocketError.directoryNotOwned(directory, owner: 61_002).description.contains(

@@ -47,8 +47,12 @@ actor MemoryVault: BrowserVaultBridge {
         return hash
     }
 
-    func associate(publicKey: String, identificationKey: String) async throws -> String {
+    /// The peer process the last association request described.
+    private(set) var lastPeer: BrowserPeerProcess?
+
+    func associate(publicKey: String, identificationKey: String, peer: BrowserPeerProcess?) async throws -> String {
         calls.append("associate")
+        lastPeer = peer
         try checkUnlocked()
         if holdsApprovals {
             await withCheckedContinuation { pendingApproval = $0 }

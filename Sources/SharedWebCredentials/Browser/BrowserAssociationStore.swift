@@ -19,12 +19,13 @@ public struct BrowserAssociationStore: Sendable {
         self.vault = vault
     }
 
-    /// Stores the association the owner approved. Throws `.invalidInput` for a bad name or key,
-    /// or a name already in use.
+    /// Stores the association the owner approved. `requestedBy` is the executable of the program
+    /// that asked for it (over the browser socket), named in the audit entry; never its command
+    /// line. Throws `.invalidInput` for a bad name or key, or a name already in use.
     @discardableResult
     public func add(
         id: String, identificationKey: [UInt8], allowsHTTP: Bool = false, consent: ConsentMode = .none,
-        now: Date = Date()
+        requestedBy: String? = nil, now: Date = Date()
     ) throws -> BrowserAssociation {
         try BrowserAssociation.validate(name: id)
         guard identificationKey.count == 32 else {
@@ -54,6 +55,7 @@ public struct BrowserAssociationStore: Sendable {
                     actor: .owner, operation: .browserAssociate,
                     detail:
                         "browser \(id); key \(fingerprint); http \(allowsHTTP ? "allowed" : "refused"); consent \(consent.rawValue)"
+                        + (requestedBy.map { "; asked by \($0)" } ?? "")
                 ), at: Date(), db: db, keys: keys, path: vault.path)
             return association
         })

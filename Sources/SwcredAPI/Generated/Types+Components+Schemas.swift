@@ -609,6 +609,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ConsentRequest/suggested_name`.
             package var suggestedName: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ConsentRequest/peer`.
+            package var peer: Components.Schemas.ConsentPeer?
             /// Creates a new `ConsentRequest`.
             ///
             /// - Parameters:
@@ -619,6 +621,7 @@ extension Components {
             ///   - account:
             ///   - fingerprint: browser-associate: the fingerprint of the browser's identification key.
             ///   - suggestedName: browser-associate: the name offered when the owner gives none.
+            ///   - peer:
             package init(
                 id: Swift.String,
                 app: Swift.String,
@@ -626,7 +629,8 @@ extension Components {
                 domain: Swift.String,
                 account: Swift.String? = nil,
                 fingerprint: Swift.String? = nil,
-                suggestedName: Swift.String? = nil
+                suggestedName: Swift.String? = nil,
+                peer: Components.Schemas.ConsentPeer? = nil
             ) {
                 self.id = id
                 self.app = app
@@ -635,6 +639,7 @@ extension Components {
                 self.account = account
                 self.fingerprint = fingerprint
                 self.suggestedName = suggestedName
+                self.peer = peer
             }
             package enum CodingKeys: String, CodingKey {
                 case id
@@ -644,6 +649,75 @@ extension Components {
                 case account
                 case fingerprint
                 case suggestedName = "suggested_name"
+                case peer
+            }
+        }
+        /// browser-associate: the program on the other end of the browser socket, as /proc showed it when it asked, for the owner to check (the extension shows no fingerprint before it is associated). Texts are escaped for a terminal and cut to 512 characters; a field /proc would not give (the process exited, or it is another uid's) is absent, never guessed.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ConsentPeer`.
+        package struct ConsentPeer: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ConsentPeer/pid`.
+            package var pid: Swift.Int32
+            /// Where /proc/PID/exe links.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ConsentPeer/executable`.
+            package var executable: Swift.String?
+            /// /proc/PID/cmdline, arguments separated by spaces.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ConsentPeer/command_line`.
+            package var commandLine: Swift.String?
+            /// Its parent, that one's parent, and so on, up to pid 1 or 8 of them.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ConsentPeer/parents`.
+            package var parents: [Components.Schemas.ConsentPeerParent]
+            /// Creates a new `ConsentPeer`.
+            ///
+            /// - Parameters:
+            ///   - pid:
+            ///   - executable: Where /proc/PID/exe links.
+            ///   - commandLine: /proc/PID/cmdline, arguments separated by spaces.
+            ///   - parents: Its parent, that one's parent, and so on, up to pid 1 or 8 of them.
+            package init(
+                pid: Swift.Int32,
+                executable: Swift.String? = nil,
+                commandLine: Swift.String? = nil,
+                parents: [Components.Schemas.ConsentPeerParent]
+            ) {
+                self.pid = pid
+                self.executable = executable
+                self.commandLine = commandLine
+                self.parents = parents
+            }
+            package enum CodingKeys: String, CodingKey {
+                case pid
+                case executable
+                case commandLine = "command_line"
+                case parents
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ConsentPeerParent`.
+        package struct ConsentPeerParent: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ConsentPeerParent/pid`.
+            package var pid: Swift.Int32
+            /// Where /proc/PID/exe links.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ConsentPeerParent/executable`.
+            package var executable: Swift.String?
+            /// Creates a new `ConsentPeerParent`.
+            ///
+            /// - Parameters:
+            ///   - pid:
+            ///   - executable: Where /proc/PID/exe links.
+            package init(
+                pid: Swift.Int32,
+                executable: Swift.String? = nil
+            ) {
+                self.pid = pid
+                self.executable = executable
+            }
+            package enum CodingKeys: String, CodingKey {
+                case pid
+                case executable
             }
         }
         /// - Remark: Generated from `#/components/schemas/ConsentAnswer`.

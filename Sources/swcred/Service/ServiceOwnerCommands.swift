@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SharedWebCredentials
 import SharedWebCredentialsClient
+import SwcredBrowser
 
 /// The socket of the service the owner commands talk to, and the other uid trusted to run it.
 struct ServiceSocketOption: ParsableArguments {
@@ -134,6 +135,19 @@ struct ConsentCommand: AsyncParsableCommand {
         }
     }
 
+    /// The program on the other end of the browser socket, for the owner: the chain of processes
+    /// from the oldest parent down to it, then its command line.
+    private static func describe(_ peer: ServiceOwnerClient.ConsentRequest.Peer?) -> String {
+        guard let peer else { return "    (the service did not say which program asks)" }
+        let process = BrowserPeerProcess(
+            pid: peer.pid, executable: peer.executable, commandLine: peer.commandLine,
+            ancestors: peer.parents.map { .init(pid: $0.pid, executable: $0.executable) })
+        return """
+                from \(Terminal.displayable(process.chain))
+                command line: \(Terminal.displayable(peer.commandLine ?? "(not readable)"))
+            """
+    }
+
     /// The owner's answer to one request: yes or no; for a browser's association also its name
     /// (Enter takes the one offered); for a browser's release whether to remember it for that site.
     private static func ask(
@@ -144,8 +158,10 @@ struct ConsentCommand: AsyncParsableCommand {
         if request.isBrowserAssociation {
             let suggested = request.suggestedName ?? "browser"
             let question = """
-                A browser asks to use this vault (KeePassXC-Browser). Check that the extension shows \
-                the same key fingerprint:
+                A browser asks to use this vault (KeePassXC-Browser). Check that the program asking is \
+                your browser:
+                \(describe(request.peer))
+                Its key fingerprint (the extension shows the first characters of its key once associated):
                     \(Terminal.displayable(request.fingerprint ?? "?"))
                 Approve it?
                 """

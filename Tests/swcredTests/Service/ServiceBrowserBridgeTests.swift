@@ -50,21 +50,36 @@ struct ServiceBrowserBridgeTests {
 
     @Test("an association exists once the owner approves and names it; declined, nothing is stored")
     func association() async throws {
-        let declined = Task { [bridge, key] in try await bridge.associate(publicKey: key, identificationKey: key) }
+        let declined = Task { [bridge, key] in
+            try await bridge.associate(publicKey: key, identificationKey: key, peer: nil)
+        }
         let asked = try await answerNext(approve: false)
         #expect(asked.operation == .browserAssociate && asked.fingerprint?.split(separator: " ").count == 8)
         await #expect(throws: BrowserVaultError.denied) { _ = try await declined.value }
         #expect(try vault.browsers.list().isEmpty)
 
-        async let named: String = bridge.associate(publicKey: key, identificationKey: key)
-        _ = try await answerNext(approve: true, name: "Work Firefox")
+        // The program that asked is shown to the owner, and its executable (never its command
+        // line) is named in the audit entry.
+        let peer = BrowserPeerProcess(
+            pid: 4242, executable: "/usr/lib/firefox-esr/firefox-esr", commandLine: "firefox-esr -P work",
+            ancestors: [.init(pid: 40, executable: "/usr/bin/bash"), .init(pid: 1, executable: nil)])
+        async let named: String = bridge.associate(publicKey: key, identificationKey: key, peer: peer)
+        let approved = try await answerNext(approve: true, name: "Work Firefox")
+        #expect(
+            approved.peer
+                == .init(
+                    pid: 4242, executable: "/usr/lib/firefox-esr/firefox-esr", commandLine: "firefox-esr -P work",
+                    parents: [.init(pid: 40, executable: "/usr/bin/bash"), .init(pid: 1)]))
         #expect(try await named == "Work Firefox")
+        let entry = try #require(try vault.audit.entries().map(\.event).last { $0.operation == .browserAssociate })
+        #expect(entry.detail?.hasSuffix("; asked by /usr/lib/firefox-esr/firefox-esr") == true, "\(entry.detail ?? "")")
+        #expect(entry.detail?.contains("-P work") == false)
         #expect(try await bridge.isAssociated(id: "Work Firefox", identificationKey: key))
         let otherKey = Data(repeating: 8, count: 32).base64EncodedString()
         #expect(try await !bridge.isAssociated(id: "Work Firefox", identificationKey: otherKey))
         #expect(try await !bridge.isAssociated(id: "nobody", identificationKey: key))
 
-        async let offered: String = bridge.associate(publicKey: key, identificationKey: otherKey)
+        async let offered: String = bridge.associate(publicKey: key, identificationKey: otherKey, peer: nil)
         let request = try await answerNext(approve: true)
         #expect(try await offered == request.suggestedName)
     }

@@ -62,6 +62,18 @@ struct ServiceBrowserTests {
             let request = try #require(next.json as? [String: Any])
             #expect(request["operation"] as? String == "browser-associate")
             #expect((request["fingerprint"] as? String)?.split(separator: " ").count == 8)
+            // The program on the other end of the socket, for the owner to check: the Python
+            // client, whose parent is this test process.
+            let peer = try #require(request["peer"] as? [String: Any], "\(request)")
+            #expect(peer["pid"] as? Int == Int(client.processIdentifier))
+            let executable = try #require(peer["executable"] as? String)
+            #expect((executable as NSString).lastPathComponent.hasPrefix("python3"), "\(executable)")
+            #expect((peer["command_line"] as? String)?.contains("kpxc_client.py --socket \(socket)") == true)
+            let parents = try #require(peer["parents"] as? [[String: Any]])
+            #expect(parents.first?["pid"] as? Int == Int(getpid()), "\(parents)")
+            #expect(
+                parents.first?["executable"] as? String
+                    == (try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")))
             let answered = try fixture.call(
                 "POST", "/v1/consent/answer", token: session,
                 json: ["id": request["id"] as? String ?? "", "approve": true, "name": "Test Firefox"])
@@ -91,11 +103,68 @@ struct ServiceBrowserTests {
             #expect(!listed.stdout.contains("Test Firefox"))
             let audit = try fixture.gated.expect(["audit", "--json"], status: 0)
             #expect(audit.stdout.contains("browser-associate") && audit.stdout.contains("browser:Test Firefox"))
+            #expect(audit.stdout.contains("asked by \(executable)"), "\(audit.stdout)")
+            #expect(!audit.stdout.contains("kpxc_client.py"), "the command line stays out of the audit log")
+            #expect(try !fixture.running.log.contains("kpxc_client.py"), "and out of the service's log")
         }
     }
 }
 
 extension ServiceBrowserTests {
+    @Test(
+        "swcred consent on a terminal shows the program asking for an association and its parents, then the fingerprint"
+    )
+    func consentShowsPeer() async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.python) else {
+            throw FixtureError(message: "the browser tests' Python is missing (\(Self.python)): run Scripts/bootstrap")
+        }
+        try await ServiceFixture.with { fixture in
+            let socket = fixture.gated.directory.path("browser/kpxc.sock")
+            try fixture.start(["--browser"], environment: ["SWCRED_BROWSER_SOCKET": socket])
+            let client = Process()
+            client.executableURL = URL(fileURLWithPath: Self.python)
+            client.arguments = [
+                "-c",
+                """
+                import sys
+                import keepassxc_browser_api.client as kpxc
+                from keepassxc_browser_api import BrowserClient, BrowserConfig
+                kpxc._get_keepassxc_socket_path = lambda: sys.argv[1]
+                client = BrowserClient(BrowserConfig())
+                client.connect()
+                client.change_public_keys()
+                client.associate()
+                """,
+                socket,
+            ]
+            client.standardError = FileHandle.nullDevice
+            try client.run()
+            defer {
+                kill(client.processIdentifier, SIGKILL)
+                client.waitUntilExit()
+            }
+            let terminal = try TerminalSession(
+                executable: SwcredProcess.executableURL.path,
+                arguments: ["consent", "--once", "--socket", fixture.socketPath], environment: fixture.gated.environment
+            )
+            // Long chains wrap on the terminal: the screen's lines joined.
+            let shown = try terminal.waitFor("Approve it? [y/N]").replacingOccurrences(of: "\n", with: "")
+            let python = try FileManager.default.destinationOfSymbolicLink(
+                atPath: "/proc/\(client.processIdentifier)/exe")
+            let ownExecutable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+            let chain = "\(ownExecutable) (pid \(getpid())) → \(python) (pid \(client.processIdentifier))"
+            let asking = "Check that the program asking is your browser:    from "
+            let from = try #require(shown.range(of: asking), "\(shown)")
+            let fingerprint = try #require(shown.range(of: "Its key fingerprint"), "\(shown)")
+            #expect(shown.contains(chain), "\(shown)")
+            #expect(shown.contains("command line: \(Self.python) -c "), "\(shown)")
+            #expect(from.upperBound < fingerprint.lowerBound, "the program is shown before the fingerprint")
+            try terminal.type("n", "Enter")
+            #expect(try terminal.exitStatus() == 0)
+            #expect(try terminal.screen().contains("swcred: declined"))
+        }
+    }
+
     @Test("--browser where something already listens (a running KeePassXC): exit 11, naming the path")
     func keePassXCRunning() async throws {
         try await ServiceFixture.with { fixture in
