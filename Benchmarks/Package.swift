@@ -23,6 +23,7 @@ let package = Package(
         .executableTarget(name: "password-bench", dependencies: [library, "BenchmarkSupport"]),
         .executableTarget(name: "passphrase-bench", dependencies: [library, "BenchmarkSupport"]),
         .executableTarget(name: "association-bench", dependencies: [library, "BenchmarkSupport"]),
+        .executableTarget(name: "grants-bench", dependencies: [library, "BenchmarkSupport"]),
         .executableTarget(name: "foundation-startup"),
         .executableTarget(name: "service-bench", dependencies: [library, "BenchmarkSupport"]),
         // Times the built swcred binary (import and export), so it needs only the support code.
