@@ -121,7 +121,10 @@ struct BrowserAccessTests {
             #expect(logins.map { $0.password.exposedString() } == [page])
             found += logins
         }
-        #expect(Set(try access.entryIDs(of: found)).count == 4)
+        let ids = try access.entryIDs(of: found)
+        #expect(Set(ids).count == 4)
+        // What KeePassXC-Browser knows an entry by: 32 hexadecimal digits (128 bits of a keyed hash).
+        #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) }, "\(ids)")
     }
 
     @Test("an app's lookups over the blind indexes never give an http credential, wildcard or exact")
