@@ -121,24 +121,7 @@ extension ServiceBrowserTests {
         try await ServiceFixture.with { fixture in
             let socket = fixture.gated.directory.path("browser/kpxc.sock")
             try fixture.start(["--browser"], environment: ["SWCRED_BROWSER_SOCKET": socket])
-            let client = Process()
-            client.executableURL = URL(fileURLWithPath: Self.python)
-            client.arguments = [
-                "-c",
-                """
-                import sys
-                import keepassxc_browser_api.client as kpxc
-                from keepassxc_browser_api import BrowserClient, BrowserConfig
-                kpxc._get_keepassxc_socket_path = lambda: sys.argv[1]
-                client = BrowserClient(BrowserConfig())
-                client.connect()
-                client.change_public_keys()
-                client.associate()
-                """,
-                socket,
-            ]
-            client.standardError = FileHandle.nullDevice
-            try client.run()
+            let client = try Self.startAssociating(at: socket, stderr: FileHandle.nullDevice)
             defer {
                 kill(client.processIdentifier, SIGKILL)
                 client.waitUntilExit()
@@ -210,23 +193,7 @@ extension ServiceBrowserTests {
         try await ServiceFixture.with { fixture in
             let socket = fixture.gated.directory.path("browser/kpxc.sock")
             try fixture.start(["--browser"], environment: ["SWCRED_BROWSER_SOCKET": socket])
-            let client = Process()
-            client.executableURL = URL(fileURLWithPath: Self.python)
-            client.arguments = [
-                "-c",
-                """
-                import sys
-                import keepassxc_browser_api.client as kpxc
-                from keepassxc_browser_api import BrowserClient, BrowserConfig
-                kpxc._get_keepassxc_socket_path = lambda: sys.argv[1]
-                client = BrowserClient(BrowserConfig())
-                client.connect()
-                client.change_public_keys()
-                client.associate()
-                """,
-                socket,
-            ]
-            try client.run()
+            let client = try Self.startAssociating(at: socket)
             let session = try fixture.ownerSession()
             let asked = try fixture.call("GET", "/v1/consent/next?wait=30", token: session)
             #expect(asked.status == 200, "\(asked.text)")
@@ -389,5 +356,31 @@ extension ServiceBrowserTests {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         } == 0
+    }
+}
+
+extension ServiceBrowserTests {
+    /// Starts keepassxc-browser-api (from the browser tests' Python) asking the listener at `socket`
+    /// to associate; it waits there for the owner's answer until it is killed.
+    static func startAssociating(at socket: String, stderr: FileHandle? = nil) throws -> Process {
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: python)
+        client.arguments = [
+            "-c",
+            """
+            import sys
+            import keepassxc_browser_api.client as kpxc
+            from keepassxc_browser_api import BrowserClient, BrowserConfig
+            kpxc._get_keepassxc_socket_path = lambda: sys.argv[1]
+            client = BrowserClient(BrowserConfig())
+            client.connect()
+            client.change_public_keys()
+            client.associate()
+            """,
+            socket,
+        ]
+        if let stderr { client.standardError = stderr }
+        try client.run()
+        return client
     }
 }
