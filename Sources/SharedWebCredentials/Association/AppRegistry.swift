@@ -130,7 +130,9 @@ public struct AppRegistry: Sendable {
     @discardableResult
     public func remove(_ app: ApplicationIdentifier) throws -> Bool {
         try vault.write(grants: { db, keys, changes in
+            // Its verdicts and tokens by name, not by the foreign keys' cascade: each leaves the set.
             try changes.delete(from: "associations", where: "app = ?", [.text(app.description)], db: db)
+            try changes.delete(from: "app_tokens", where: "app = ?", [.text(app.description)], db: db)
             let removed =
                 try changes.delete(
                     from: "apps", where: "application_identifier = ?", [.text(app.description)], db: db) > 0

@@ -150,8 +150,9 @@ public struct BrowserAssociationStore: Sendable {
 
     /// Ends, at the unlock that applied migration 0011, the associations stored before it (their
     /// names wait in `browser_associations_ended`): each gets a `browser-revoke` entry, in one
-    /// transaction with its deletion and the grant set sealed again without it. Their keys were
-    /// stored in the clear, and may be in any copy of the file made before: they are not re-keyed.
+    /// transaction with its deletion. (Their MACs leave the grant set when the list that held
+    /// them becomes members, ``GrantListUpgrade``.) Their keys were stored in the clear, and may
+    /// be in any copy of the file made before: they are not re-keyed.
     static func endClearKeyAssociations(_ storage: any VaultStorage, keys: VaultKeys, path: String) throws {
         try storage.write(durability: .synced) { db in
             let ended = try db.rows("SELECT id FROM browser_associations_ended ORDER BY id").map { row in
@@ -164,10 +165,6 @@ public struct BrowserAssociationStore: Sendable {
             guard !ended.isEmpty else { return }  // another process ended them while this one unlocked
             try db.execute("DELETE FROM browser_associations_ended", [])
             try AuditChain.append(ended, at: Date(), db: db, keys: keys, path: path)
-            // The old rows' MACs leave the set; nothing enters it.
-            let live = Set(try GrantSet.macs(db, keys: keys))
-            try GrantSet.store(
-                GrantSet.load(db, keys: keys, path: path).intersection(live), db: db, keys: keys, path: path)
         }
     }
 

@@ -37,6 +37,7 @@ package enum VaultTables {
             name: "browser_associations",
             columns: ["id", "key_hash", "fingerprint", "allow_http", "consent", "created_at", "mac"], order: "id"),
         Table(name: "browser_associations_ended", columns: ["id"], order: "id"),
+        Table(name: "grant_members", columns: ["mac"], order: "mac"),
         Table(
             name: "credentials", columns: ["id", "server_index", "account_index", "sealed", "version"],
             order: "server_index, account_index"),

@@ -1,15 +1,16 @@
 /// What one write of grants (``Vault/write(grants:)``) did to the rows of the grant set's
-/// tables through swcred: the MACs of the rows it wrote and of the rows it deleted. The sealed
-/// set changes by these alone, never by what the tables hold afterwards, so a row that anything
+/// tables through swcred: the MACs of the rows it wrote and of the rows it deleted. The set
+/// changes by these alone, never by what the tables hold afterwards, so a row that anything
 /// else put there during the transaction (a trigger, a rule, another writer of the database) is
-/// never sealed: it grants nothing, and is refused where it is read (``GrantCheck``).
+/// never sealed: it grants nothing, and is refused where it is read (``GrantCheck``). The cost of
+/// the change is that of the rows it touched, whatever the size of the set.
 final class GrantChanges {
-    /// The set as it was sealed before the transaction, its tag checked.
-    let sealed: Set<[UInt8]>
+    /// The sum as it was sealed before the transaction, its MAC checked.
+    private let sealed: MultisetSum
     private var added: Set<[UInt8]> = []
     private var removed: Set<[UInt8]> = []
 
-    init(sealed: Set<[UInt8]>) {
+    init(sealed: MultisetSum) {
         self.sealed = sealed
     }
 
@@ -40,17 +41,38 @@ final class GrantChanges {
         return macs.count
     }
 
-    /// Deletes every row the sealed set does not hold (``GrantSet/removeUngranted(_:granted:keys:)``)
+    /// Deletes every row that is not a member of the set (``GrantSet/removeUngranted(_:members:keys:)``)
     /// and returns the audit entry that says so for the owner's `operation`, or nil when there
-    /// was none: what every revocation and removal does after its own deletion.
+    /// was none: what every revocation and removal does after its own deletion. Such rows are not
+    /// members, so the sum does not move.
     func removeUngranted(db: any StoreWriter, keys: VaultKeys, operation: AuditOperation) throws -> AuditEvent? {
-        GrantSet.removalEntry(try GrantSet.removeUngranted(db, granted: sealed, keys: keys), operation: operation)
+        GrantSet.removalEntry(
+            try GrantSet.removeUngranted(db, members: GrantSet.memberRows(db), keys: keys), operation: operation)
     }
 
-    /// The set after the transaction: the sealed set without the rows deleted, with the rows
-    /// written, and without any row that is no longer in the tables as `live` (their authentic
-    /// MACs) shows them. `live` only ever takes rows out.
-    func result(live: Set<[UInt8]>) -> Set<[UInt8]> {
-        sealed.subtracting(removed).union(added).intersection(live)
+    /// Applies the changes to the members and the sum, seals the new sum in the same
+    /// transaction (the stored seal checked first, as at every write of a sealed column), and
+    /// moves this process's checked members with it (``GrantCheck``). A row written and deleted
+    /// in the same transaction (an upsert that changed nothing) leaves the set as it was. A
+    /// deleted row's element leaves the sum only if it had a member row: a row put back without
+    /// one was never in the sum. It leaves even if the database then keeps the member row (a
+    /// PostgreSQL table owner's trigger or rule): the members no longer match the sum, and the
+    /// whole set fails closed rather than keep granting what the owner took away.
+    func commit(db: any StoreWriter, keys: VaultKeys, path: String) throws {
+        var sum = sealed
+        var left: Set<[UInt8]> = []
+        for mac in removed.subtracting(added)
+        where try db.row("SELECT 1 FROM grant_members WHERE mac = ?", [.blob(mac)]) != nil {
+            try db.execute("DELETE FROM grant_members WHERE mac = ?", [.blob(mac)])
+            sum.remove(GrantSet.element(of: mac, keys: keys))
+            left.insert(mac)
+        }
+        let new = added.subtracting(removed)
+        for mac in new {
+            try db.execute("INSERT INTO grant_members (mac) VALUES (?) ON CONFLICT (mac) DO NOTHING", [.blob(mac)])
+            sum.insert(GrantSet.element(of: mac, keys: keys))
+        }
+        try GrantSet.store(sum, db: db, keys: keys, path: path)
+        GrantCheck.advance(path, keyID: keys.keyID, from: sealed, to: sum, added: new, removed: left)
     }
 }

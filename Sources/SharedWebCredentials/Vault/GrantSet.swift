@@ -7,109 +7,168 @@ import Synchronization
 ///
 /// Each of those rows carries its own MAC, which stops a forged or edited row but not an older
 /// row put back: a revoked token, a removed app or an app's wider entitlement inserted again from
-/// a copy of the file. `vault_meta.grant_set` holds the sorted MACs of every such row after a tag
-/// (keyed BLAKE2b under the state key over them), and the state seal covers the tag
-/// (``StateSeal``), so:
+/// a copy of the file. The set holds the MAC of every row swcred wrote and has not deleted since,
+/// one row of `grant_members` each, and `vault_meta.grant_set` holds their sum (``MultisetSum``
+/// of a keyed element per MAC) followed by a MAC of the sum; the state seal covers the sum
+/// (``StateSeal``). So:
 ///
 /// - every read that lets a row grant access checks that the row's MAC is in the set
-///   (``GrantCheck``): a row put back is refused however it got there;
+///   (``GrantCheck``), the members having been checked against the sealed sum once for that sum:
+///   a row put back is refused however it got there;
 /// - every write of those tables changes the set by the rows it wrote and deleted itself
-///   (``GrantChanges``), never by what the tables hold afterwards, and seals the new set in the
-///   same transaction (``Vault/write(grants:)``): a row nobody wrote through swcred never enters
-///   the set, however it got into the table, even during swcred's own transaction;
+///   (``GrantChanges``), never by what the tables hold afterwards, adding and deleting members and
+///   moving the sum by their elements in the same transaction (``Vault/write(grants:)``): a write
+///   costs what it touches, not what the set holds, and a row nobody wrote through swcred never
+///   enters the set, however it got into the table, even during swcred's own transaction;
+/// - a member row put back as well leaves members whose sum is not the sealed one: the whole set
+///   then fails closed (nothing it would grant is released) until the owner rotates the key
+///   (``Vault/rotateKey()``), which keeps no token, browser or verdict and only the apps that are
+///   authentic members;
 /// - revoking, removing and changing the key delete every row the set does not hold, audited
-///   (``removeUngranted(_:granted:keys:)``), so a row put back never stops the owner from taking
+///   (``removeUngranted(_:members:keys:)``), so a row put back never stops the owner from taking
 ///   access away;
-/// - `status --verify` reports rows put back and rows removed (``Vault/integrityReport()``).
+/// - `status --verify` reports rows put back, rows removed and members that do not match their
+///   sum (``Vault/integrityReport()``).
 enum GrantSet {
-    /// The MACs of every authentic row of the three tables, as `db` holds them. A row whose MAC
+    /// The MACs of every authentic row of the four tables, as `db` holds them. A row whose MAC
     /// fails is left out: it grants nothing anyway (it counts as missing, or fails closed, where
     /// it is read), and `status --verify` reports it.
-    static func macs(_ db: any StoreReader, keys: VaultKeys) throws -> [[UInt8]] {
-        var macs: [[UInt8]] = []
+    static func liveMACs(_ db: any StoreReader, keys: VaultKeys) throws -> Set<[UInt8]> {
+        var macs: Set<[UInt8]> = []
         for table in [AuthenticatedTable.apps, .associations, BrowserAssociationStore.table] {
             for row in try db.rows(table.select) where table.isAuthentic(row, keys: keys) {
-                if let mac = row.blob(table.columns.count) { macs.append(mac) }
+                if let mac = row.blob(table.columns.count) { macs.insert(mac) }
             }
         }
         for row in try db.rows(AppTokenStore.select) where AppTokenStore.authentic(row, keys: keys) != nil {
-            if let mac = row.blob(7) { macs.append(mac) }
+            if let mac = row.blob(7) { macs.insert(mac) }
         }
         return macs
     }
 
-    /// The tag of a set of MACs given in sorted order.
-    private static func tag(ofSorted macs: [[UInt8]], keys: VaultKeys) -> [UInt8] {
-        keys.stateMAC(table: "vault_meta", fields: [Array("grant_set".utf8), keys.keyID] + macs)
+    // MARK: The sealed sum
+
+    /// The element a member adds to the sum: a keyed hash of its MAC under the state key.
+    static func element(of mac: [UInt8], keys: VaultKeys) -> [UInt8] {
+        keys.stateMAC(table: "live:grants", fields: [mac])
     }
 
-    /// The column value for a set of MACs: the tag, then the MACs in order.
-    static func columnValue(of macs: [[UInt8]], keys: VaultKeys) -> [UInt8] {
-        let sorted = macs.sorted { $0.lexicographicallyPrecedes($1) }
-        return tag(ofSorted: sorted, keys: keys) + sorted.joined()
+    /// The sum of `members`' elements.
+    static func sum(of members: some Sequence<[UInt8]>, keys: VaultKeys) -> MultisetSum {
+        var sum = MultisetSum.empty
+        for mac in members { sum.insert(element(of: mac, keys: keys)) }
+        return sum
     }
 
-    /// The stored set; throws `.integrityFailure` when it is missing or its tag fails.
-    static func load(_ db: any StoreReader, keys: VaultKeys, path: String) throws -> Set<[UInt8]> {
-        try parse(db.value("SELECT grant_set FROM vault_meta WHERE id = 1")?.blob, keys: keys, path: path)
+    /// The MAC of a sum, which binds it to the key.
+    private static func tag(of sum: MultisetSum, keys: VaultKeys) -> [UInt8] {
+        keys.stateMAC(table: "vault_meta", fields: [Array("grant_members".utf8), keys.keyID, sum.bytes])
     }
 
-    /// The set a stored column value holds, its tag checked.
-    static func parse(_ stored: [UInt8]?, keys: VaultKeys, path: String) throws -> Set<[UInt8]> {
+    /// The column value for a sum: the sum (which the state seal covers), then its MAC.
+    static func columnValue(of sum: MultisetSum, keys: VaultKeys) -> [UInt8] {
+        sum.bytes + tag(of: sum, keys: keys)
+    }
+
+    /// The stored sum; throws `.integrityFailure` when it is missing or its MAC fails.
+    static func loadSum(_ db: any StoreReader, keys: VaultKeys, path: String) throws -> MultisetSum {
+        guard let sum = parseSum(try db.value("SELECT grant_set FROM vault_meta WHERE id = 1")?.blob, keys: keys)
+        else { throw mismatch(path) }
+        return sum
+    }
+
+    /// The sum a stored column value holds, or nil when it is not one (a list of the format
+    /// before migration 0012, or a value whose MAC fails).
+    static func parseSum(_ stored: [UInt8]?, keys: VaultKeys) -> MultisetSum? {
         let width = KeyedHash.digestLength
-        guard let stored, stored.count >= width, stored.count % width == 0 else { throw mismatch(path) }
-        let macs = stride(from: width, to: stored.count, by: width).map { Array(stored[$0..<($0 + width)]) }
-        guard AuditChain.equal(Array(stored[0..<width]), tag(ofSorted: macs, keys: keys)) else { throw mismatch(path) }
-        return Set(macs)
+        guard let stored, stored.count == 2 * width, let sum = MultisetSum(bytes: stored[0..<width]) else {
+            return nil
+        }
+        guard AuditChain.equal(Array(stored[width...]), tag(of: sum, keys: keys)) else { return nil }
+        return sum
     }
 
-    /// How the authentic rows differ from the stored set.
-    struct Difference: Equatable {
-        /// Authentic rows the set does not hold: put back from an older copy.
-        var putBack = 0
-        /// Rows the set holds that are not in the tables, or are no longer authentic.
-        var removed = 0
+    /// Stores `sum` under the state seal.
+    static func store(_ sum: MultisetSum, db: any StoreWriter, keys: VaultKeys, path: String) throws {
+        try StateSeal.update(.grantSet, to: columnValue(of: sum, keys: keys), db: db, keys: keys, path: path)
     }
 
-    /// How the rows differ from the stored set; nil when the stored set is missing or its tag fails.
-    static func difference(_ db: any StoreReader, keys: VaultKeys, path: String) throws -> Difference? {
-        guard let stored = try? load(db, keys: keys, path: path) else { return nil }
-        let live = Set(try macs(db, keys: keys))
-        return Difference(putBack: live.subtracting(stored).count, removed: stored.subtracting(live).count)
+    // MARK: Members
+
+    /// The members as `grant_members` holds them, unchecked.
+    static func memberRows(_ db: any StoreReader) throws -> Set<[UInt8]> {
+        var members: Set<[UInt8]> = []
+        try db.forEachRow("SELECT mac FROM grant_members", []) { row in
+            if let mac = row.blob(0) { members.insert(mac) }
+        }
+        return members
     }
 
-    /// Stores `macs` as the set under the state seal.
-    static func store(_ macs: Set<[UInt8]>, db: any StoreWriter, keys: VaultKeys, path: String) throws {
-        try StateSeal.update(.grantSet, to: columnValue(of: Array(macs), keys: keys), db: db, keys: keys, path: path)
+    /// The members, checked against the stored sum: throws `.integrityFailure` when the sum is
+    /// missing, its MAC fails, or the members are not those it sums (one was put back, inserted
+    /// or deleted behind swcred's back). O(members).
+    static func verifiedMembers(_ db: any StoreReader, keys: VaultKeys, path: String) throws -> Set<[UInt8]> {
+        let stored = try loadSum(db, keys: keys, path: path)
+        let members = try memberRows(db)
+        guard sum(of: members, keys: keys).matches(stored) else { throw mismatch(path) }
+        return members
     }
 
-    /// Stores `macs` as the set without touching the seal: for the steps that reseal the whole
-    /// state themselves (``StateSeal/reseal(_:keys:path:)``).
-    static func storeUnsealed(_ macs: Set<[UInt8]>, db: any StoreWriter, keys: VaultKeys) throws {
+    /// Replaces the members with `members` and stores their sum without touching the seal: for
+    /// the steps that reseal the whole state themselves (a new vault, the first seal of an older
+    /// one, a change of key, the move from the list of the format before migration 0012).
+    static func replaceUnsealed(with members: Set<[UInt8]>, db: any StoreWriter, keys: VaultKeys) throws {
+        try db.execute("DELETE FROM grant_members", [])
+        for mac in members { try db.execute("INSERT INTO grant_members (mac) VALUES (?)", [.blob(mac)]) }
         try db.perform(
-            "UPDATE vault_meta SET grant_set = ? WHERE id = 1", [.blob(columnValue(of: Array(macs), keys: keys))])
+            "UPDATE vault_meta SET grant_set = ? WHERE id = 1",
+            [.blob(columnValue(of: sum(of: members, keys: keys), keys: keys))])
     }
 
-    /// Stores the set of every authentic row as the tables hold it now, without touching the
+    /// Makes the set of every authentic row as the tables hold it now, without touching the
     /// seal: only where the vault's first set is made (a new vault, the first seal of an older
     /// one), whose rows there is no earlier set to judge by.
     static func storeFirstUnsealed(_ db: any StoreWriter, keys: VaultKeys) throws {
-        try storeUnsealed(Set(macs(db, keys: keys)), db: db, keys: keys)
+        try replaceUnsealed(with: liveMACs(db, keys: keys), db: db, keys: keys)
     }
 
-    /// Deletes every row of the four tables that is not both authentic and in `granted` (put
+    // MARK: What differs
+
+    /// How the rows differ from the set.
+    struct Difference: Equatable {
+        /// Authentic rows the set does not hold: put back from an older copy.
+        var putBack = 0
+        /// Members that are not in the tables, or are no longer authentic.
+        var removed = 0
+        /// Whether the members are those the sealed sum sums (false: a member row was put back,
+        /// inserted or deleted behind swcred's back, and the set as a whole grants nothing).
+        var membersMatchSum = true
+    }
+
+    /// How the rows differ from the set; nil when the stored sum is missing or its MAC fails.
+    static func difference(_ db: any StoreReader, keys: VaultKeys, path: String) throws -> Difference? {
+        guard let stored = try? loadSum(db, keys: keys, path: path) else { return nil }
+        let members = try memberRows(db)
+        let live = try liveMACs(db, keys: keys)
+        return Difference(
+            putBack: live.subtracting(members).count, removed: members.subtracting(live).count,
+            membersMatchSum: sum(of: members, keys: keys).matches(stored))
+    }
+
+    /// Deletes every row of the four tables that is not both authentic and in `members` (put
     /// back from an older copy, forged, or altered behind swcred's back), and returns how many
     /// it deleted from each table, in order, leaving out tables with none. Such a row grants
-    /// nothing already; deleting it is what lets the owner's revocations, removals and key changes
-    /// always go through instead of failing on it.
+    /// nothing already, and is not a member, so the sum does not move; deleting it is what lets
+    /// the owner's revocations, removals and key changes always go through instead of failing
+    /// on it.
     static func removeUngranted(
-        _ db: any StoreWriter, granted: Set<[UInt8]>, keys: VaultKeys
+        _ db: any StoreWriter, members: Set<[UInt8]>, keys: VaultKeys
     ) throws -> [(table: String, count: Int)] {
         var removed: [(table: String, count: Int)] = []
         // Verdicts before apps: an app's deletion would take its verdicts with it uncounted.
         for table in [AuthenticatedTable.associations, .apps, BrowserAssociationStore.table] {
             let ungranted = try db.rows(table.select).filter { row in
-                !(table.isAuthentic(row, keys: keys) && row.blob(table.columns.count).map(granted.contains) == true)
+                !(table.isAuthentic(row, keys: keys) && row.blob(table.columns.count).map(members.contains) == true)
             }
             for row in ungranted {
                 try db.execute("DELETE FROM \(table.name) WHERE \(table.whereIdentity)", table.identity(of: row))
@@ -117,14 +176,14 @@ enum GrantSet {
             if !ungranted.isEmpty { removed.append((table.name, ungranted.count)) }
         }
         let tokens = try db.rows(AppTokenStore.select).filter { row in
-            !(AppTokenStore.authentic(row, keys: keys) != nil && row.blob(7).map(granted.contains) == true)
+            !(AppTokenStore.authentic(row, keys: keys) != nil && row.blob(7).map(members.contains) == true)
         }
         for row in tokens { try db.execute("DELETE FROM app_tokens WHERE id = ?", [row[0]]) }
         if !tokens.isEmpty { removed.append(("app_tokens", tokens.count)) }
         return removed
     }
 
-    /// The audit entry for what ``removeUngranted(_:granted:keys:)`` deleted during the owner's
+    /// The audit entry for what ``removeUngranted(_:members:keys:)`` deleted during the owner's
     /// `operation`, or nil when it deleted nothing.
     static func removalEntry(_ removed: [(table: String, count: Int)], operation: AuditOperation) -> AuditEvent? {
         guard !removed.isEmpty else { return nil }
@@ -137,14 +196,14 @@ enum GrantSet {
     }
 
     /// The first column (the name or id) of each row `select` reads whose MAC (column `macColumn`)
-    /// the stored set does not hold: rows that grant nothing, which listings mark instead of
-    /// showing them as live. Throws `.integrityFailure` when the set is missing or its tag fails.
+    /// the set does not hold: rows that grant nothing, which listings mark instead of showing
+    /// them as live. Throws `.integrityFailure` when the members do not match their sealed sum.
     static func ungranted(
         _ select: String, macColumn: Int, db: any StoreReader, keys: VaultKeys, path: String
     ) throws -> Set<String> {
-        let stored = try load(db, keys: keys, path: path)
+        let members = try verifiedMembers(db, keys: keys, path: path)
         return Set(
-            try db.rows(select).filter { row in !(row.blob(macColumn).map(stored.contains) ?? false) }
+            try db.rows(select).filter { row in !(row.blob(macColumn).map(members.contains) ?? false) }
                 .compactMap { $0.text(0) })
     }
 
@@ -152,19 +211,22 @@ enum GrantSet {
     static func mismatch(_ path: String) -> SharedWebCredentialsError {
         SharedWebCredentialsError(
             .integrityFailure,
-            "The registered apps, stored verdicts and app tokens of \(path) do not match their sealed set: a row was put back from an older copy or rolled back behind swcred's back. Nothing was released or changed; restore the vault from a backup."
+            "The registered apps, stored verdicts, app tokens and browsers of \(path) do not match their sealed grant set: a row was put back from an older copy or rolled back behind swcred's back. Nothing was released or changed. Restore the vault from a backup, or run `swcred rekey`, which revokes every app token and browser, drops every verdict and keeps the apps the set still vouches for."
         )
     }
 }
 
-/// Checks, in a read transaction, that a row about to grant access is in the grant set. The set
-/// is read and its tag checked once per vault location, then kept until its tag changes, so
-/// that each check costs one read of `vault_meta`, one small MAC and a lookup.
+/// Checks, in a read transaction, that a row about to grant access is in the grant set. The
+/// members are read and checked against the sealed sum once per vault location and sum, then
+/// kept until the sum changes, so that each check costs one read of `vault_meta`, one small MAC
+/// and a lookup. A write of grants by this process moves the kept members with the sum
+/// (``advance(_:keyID:from:to:added:removed:)``), so only another process's write makes the next
+/// check read them all again.
 enum GrantCheck {
     private struct Verified {
         let keyID: [UInt8]
-        let tag: [UInt8]
-        let macs: Set<[UInt8]>
+        let sum: [UInt8]
+        let members: Set<[UInt8]>
     }
 
     private static let verified = Mutex<[String: Verified]>([:])
@@ -176,19 +238,34 @@ enum GrantCheck {
     ) throws {
         let state = try SealedState.load(db, keys: keys, path: path)
         StateHighWater.raise(to: state, path: path)
-        guard let tag = state.grantTag else { throw GrantSet.mismatch(path) }
-        let macs: Set<[UInt8]>
-        if let known = verified.withLock({ $0[path] }), known.keyID == keys.keyID, known.tag == tag {
-            macs = known.macs
+        guard let sealedSum = state.grantTag else { throw GrantSet.mismatch(path) }
+        let members: Set<[UInt8]>
+        if let known = verified.withLock({ $0[path] }), known.keyID == keys.keyID, known.sum == sealedSum {
+            members = known.members
         } else {
-            macs = try GrantSet.load(db, keys: keys, path: path)
-            verified.withLock { $0[path] = Verified(keyID: keys.keyID, tag: tag, macs: macs) }
+            members = try GrantSet.verifiedMembers(db, keys: keys, path: path)
+            verified.withLock { $0[path] = Verified(keyID: keys.keyID, sum: sealedSum, members: members) }
         }
-        guard let mac, macs.contains(mac) else {
+        guard let mac, members.contains(mac) else {
             throw SharedWebCredentialsError(
                 .integrityFailure,
                 "\(what()) in \(path) is not in its sealed grant set: it was put back from an older copy or rolled back behind swcred's back, so it grants nothing. Restore the vault from a backup."
             )
+        }
+    }
+
+    /// Moves the members kept for `path` from the sum `old` to `new` by what a write of grants
+    /// in this process added and removed, if they are the members of `old`; otherwise leaves
+    /// them (the next check reads the members again). Kept members of a sum that never commits
+    /// are never used: a check uses them only when the vault shows that sum under its seal.
+    static func advance(
+        _ path: String, keyID: [UInt8], from old: MultisetSum, to new: MultisetSum, added: Set<[UInt8]>,
+        removed: Set<[UInt8]>
+    ) {
+        verified.withLock { verified in
+            guard let known = verified[path], known.keyID == keyID, known.sum == old.bytes else { return }
+            verified[path] = Verified(
+                keyID: keyID, sum: new.bytes, members: known.members.subtracting(removed).union(added))
         }
     }
 }

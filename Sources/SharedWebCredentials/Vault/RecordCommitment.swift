@@ -3,8 +3,8 @@ import Foundation
 /// A keyed commitment to the set of live records: which credentials and passkeys exist, at which
 /// version, and which never-save markers exist.
 ///
-/// It is an incremental multiset hash (MSet-Add-Hash, Clarke et al., 2003): the sum mod 2^256 of
-/// a keyed BLAKE2b of every live (id, version) pair. Adding, updating or deleting a record changes
+/// It is an incremental multiset hash (``MultisetSum``): the sum mod 2^256 of a keyed BLAKE2b of
+/// every live (id, version) pair. Adding, updating or deleting a record changes
 /// it in O(1), in the same transaction as the record. Without the state key nobody can compute
 /// the element of a record, so a record written back from an older copy (a rollback), a deleted
 /// record inserted again or a record deleted behind swcred's back leaves a set whose sum differs.
@@ -17,17 +17,16 @@ import Foundation
 /// What a single file cannot show: the whole file, or the commitment together with the records it
 /// covers, copied back from an older state of the same file.
 final class RecordCommitment {
-    /// The sum as four 64-bit limbs, least significant first.
-    private var limbs: [UInt64]
+    private var sum: MultisetSum
     /// Whether the sum changed since it was loaded.
     private(set) var isChanged = false
 
-    private init(limbs: [UInt64]) {
-        self.limbs = limbs
+    private init(sum: MultisetSum) {
+        self.sum = sum
     }
 
     /// The commitment to an empty vault.
-    static func empty() -> RecordCommitment { RecordCommitment(limbs: [0, 0, 0, 0]) }
+    static func empty() -> RecordCommitment { RecordCommitment(sum: .empty) }
 
     // MARK: Elements
 
@@ -76,26 +75,12 @@ final class RecordCommitment {
     /// Adds (or subtracts) a 32-byte element mod 2^256.
     private func add(_ element: [UInt8], negated: Bool) {
         isChanged = true
-        var carry: UInt64 = negated ? 1 : 0
-        for limb in 0..<4 {
-            var value: UInt64 = 0
-            for byte in 0..<8 { value |= UInt64(element[limb * 8 + byte]) << (8 * UInt64(byte)) }
-            // Subtracting x is adding its two's complement: ~x + 1, carried through the limbs.
-            if negated { value = ~value }
-            let (partial, overflow1) = limbs[limb].addingReportingOverflow(value)
-            let (sum, overflow2) = partial.addingReportingOverflow(carry)
-            limbs[limb] = sum
-            carry = (overflow1 ? 1 : 0) + (overflow2 ? 1 : 0)
-        }
+        if negated { sum.remove(element) } else { sum.insert(element) }
     }
 
     /// Whether two commitments are equal (constant time).
     func matches(_ other: RecordCommitment) -> Bool {
-        sumBytes.withUnsafeBytes { mine in other.sumBytes.withUnsafeBytes { ConstantTime.equals(mine, $0) } }
-    }
-
-    private var sumBytes: [UInt8] {
-        limbs.flatMap { limb in withUnsafeBytes(of: limb.littleEndian) { Array($0) } }
+        sum.matches(other.sum)
     }
 
     // MARK: Storage
@@ -124,27 +109,21 @@ final class RecordCommitment {
         _ db: any StoreReader, keys: VaultKeys, path: String, format: UInt32 = VaultKeys.formatVersion
     ) throws -> RecordCommitment {
         let stored = try db.value("SELECT record_commitment FROM vault_meta WHERE id = 1")?.blob
-        guard let stored, stored.count == 64 else {
+        guard let stored, stored.count == 64, let sum = MultisetSum(bytes: stored[0..<32]) else {
             throw SharedWebCredentialsError(
                 .integrityFailure,
                 "The record commitment of \(path) is missing: the vault metadata was altered. Restore the vault from a backup."
             )
         }
-        let bytes = stored
-        let sum = Array(bytes[0..<32])
-        let mac = Array(bytes[32..<64])
-        let expected = tag(sum: sum, keys: keys, format: format)
+        let mac = Array(stored[32..<64])
+        let expected = tag(sum: sum.bytes, keys: keys, format: format)
         guard mac.withUnsafeBytes({ given in expected.withUnsafeBytes { ConstantTime.equals(given, $0) } }) else {
             throw SharedWebCredentialsError(
                 .integrityFailure,
                 "The record commitment of \(path) failed authentication: the vault metadata was altered. Restore the vault from a backup."
             )
         }
-        var limbs = [UInt64](repeating: 0, count: 4)
-        for limb in 0..<4 {
-            for byte in 0..<8 { limbs[limb] |= UInt64(sum[limb * 8 + byte]) << (8 * UInt64(byte)) }
-        }
-        return RecordCommitment(limbs: limbs)
+        return RecordCommitment(sum: sum)
     }
 
     /// Writes the commitment (sum and MAC) to `vault_meta` with the new state seal, after checking
@@ -166,8 +145,8 @@ final class RecordCommitment {
 
     /// The sum followed by its MAC, as `vault_meta.record_commitment` holds them.
     private func sealedBytes(keys: VaultKeys, format: UInt32 = VaultKeys.formatVersion) -> [UInt8] {
-        let sum = sumBytes
-        return sum + Self.tag(sum: sum, keys: keys, format: format)
+        let bytes = sum.bytes
+        return bytes + Self.tag(sum: bytes, keys: keys, format: format)
     }
 
     private static func tag(sum: [UInt8], keys: VaultKeys, format: UInt32) -> [UInt8] {

@@ -21,8 +21,8 @@ public struct VaultIntegrityReport: Sendable, Equatable {
     /// Whether the live records match the sealed record commitment: false when a record was
     /// rolled back, brought back after deletion or deleted behind swcred's back.
     public let recordSetMatchesCommitment: Bool
-    /// Whether the sealed set of app, verdict and token rows (``grantRowsPutBack``) is there and
-    /// authentic.
+    /// Whether the sealed grant set of app, verdict, token and browser rows (``grantRowsPutBack``)
+    /// is there, its sum authentic, and its members the ones the sum sums.
     public let grantSetIsAuthentic: Bool
     /// Authentic app, verdict and token rows that are not in their sealed set: put back from an
     /// older copy or rolled back behind swcred's back (they grant nothing).
@@ -96,7 +96,7 @@ public struct VaultIntegrityReport: Sendable, Equatable {
         }
         if !grantSetIsAuthentic {
             problems.append(
-                "the sealed set of registered apps, stored verdicts and app tokens is missing or failed authentication (the vault metadata was altered)"
+                "the sealed grant set of registered apps, stored verdicts, app tokens and browsers is missing, failed authentication, or has members that do not match its sealed sum (a member row was put back, inserted or deleted behind swcred's back): nothing it holds grants access until `swcred rekey` or a backup"
             )
         }
         if grantRowsPutBack > 0 {
@@ -163,7 +163,7 @@ extension Vault {
                 untrustedBrowserAssociations: try db.rows(BrowserAssociationStore.table.select).count {
                     !BrowserAssociationStore.table.isAuthentic($0, keys: keys)
                 },
-                recordSetMatchesCommitment: matches, grantSetIsAuthentic: grants != nil,
+                recordSetMatchesCommitment: matches, grantSetIsAuthentic: grants?.membersMatchSum ?? false,
                 grantRowsPutBack: grants?.putBack ?? 0, grantRowsMissing: grants?.removed ?? 0,
                 stateSealMatches: sealMatches,
                 parentDomainIndexMatches: try ParentDomains.matches(db, keys: keys),

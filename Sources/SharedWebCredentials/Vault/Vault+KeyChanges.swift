@@ -123,28 +123,52 @@ extension Vault {
             // blesses a rollback. Rows the grant set does not hold go first (audited): re-MACed
             // under the new key they would be blessed, and left they would stop the change.
             _ = try SealedState.load(db, keys: expected.keys, path: path)
-            let granted = try GrantSet.load(db, keys: expected.keys, path: path)
-            let ungranted = try GrantSet.removeUngranted(db, granted: granted, keys: expected.keys)
-            let (newKeys, revocations) = try makeKeys(db, expected.keys, granted)
+            let members = try GrantSet.memberRows(db)
+            let membersMatch =
+                (try? GrantSet.loadSum(db, keys: expected.keys, path: path)).map {
+                    GrantSet.sum(of: members, keys: expected.keys).matches($0)
+                } ?? false
+            let ungranted = try GrantSet.removeUngranted(db, members: members, keys: expected.keys)
+            let (newKeys, revocations) = try makeKeys(db, expected.keys, members)
+            let rotated = newKeys.keyID != expected.keys.keyID
+            var dropped: [AuditEvent] = []
+            if rotated && !membersMatch {
+                // Members that do not match their sum cannot say which of them was put back: a
+                // rotation (which revoked every token and browser) keeps no verdict either, only
+                // the apps, whose sites must still approve them.
+                let verdicts = try db.execute("DELETE FROM associations", [])
+                dropped.append(
+                    AuditEvent(
+                        actor: .owner, operation: operation,
+                        detail:
+                            "the grant set's members did not match their sealed sum (a member row was put back or deleted behind swcred's back, or the sum itself altered): every token and browser revoked, \(verdicts) verdict(s) dropped (each site is checked again at its next use), the apps kept"
+                    ))
+            }
             // One epoch more at every change, so that a copy of the old row (the old passphrase's
             // wrapping, or the retired key) is behind the epoch every process here saw since.
             let epoch = try StoredNumber.adding(1, to: stored.keyEpoch, "The key epoch", path: path)
             let metadata = Self.metadata(for: newKeys, protection: protection, epoch: epoch)
             try metadata.write(db)
-            if newKeys.keyID != expected.keys.keyID {
+            if rotated {
                 // A new key: the records were checked against the old commitment before they
                 // were re-sealed, so the commitment under the new key starts from them.
                 try RecordCommitment.compute(db, keys: newKeys).storeUnsealed(db, keys: newKeys)
             }
-            // Under a new key, the only authentic rows are those re-MACed from granted ones just
-            // now; under the same key, the set stays what it was, less what is gone.
-            let live = Set(try GrantSet.macs(db, keys: newKeys))
-            try GrantSet.storeUnsealed(
-                newKeys.keyID != expected.keys.keyID ? live : granted.intersection(live), db: db, keys: newKeys)
+            // Under a new key, the only authentic rows are those re-MACed from members just now;
+            // under the same key, the set stays what it was, less what is gone (and members that
+            // do not match their sum stay as they are: a new passphrase vouches for no row).
+            if rotated {
+                try GrantSet.replaceUnsealed(with: GrantSet.liveMACs(db, keys: newKeys), db: db, keys: newKeys)
+            } else if membersMatch {
+                try GrantSet.replaceUnsealed(
+                    with: members.intersection(GrantSet.liveMACs(db, keys: newKeys)), db: db, keys: newKeys)
+            }
             try StateSeal.reseal(db, keys: newKeys, path: path)
             let removal = GrantSet.removalEntry(ungranted, operation: operation)
             _ = try AuditChain.append(
-                revocations + (removal.map { [$0] } ?? []) + [AuditEvent(actor: .owner, operation: operation)],
+                revocations + (removal.map { [$0] } ?? []) + dropped + [
+                    AuditEvent(actor: .owner, operation: operation)
+                ],
                 at: Date(), db: db, keys: newKeys, path: path)
             return UnlockedKey(keys: newKeys, protection: protection, wrappedKey: metadata.wrappedKey)
         }

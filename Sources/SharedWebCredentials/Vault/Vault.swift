@@ -239,6 +239,9 @@ public final class Vault: Sendable {
             }
         }
         if schema == .outdated { try BrowserAssociationStore.endClearKeyAssociations(storage, keys: keys, path: path) }
+        if try storage.read({ db in try GrantListUpgrade.isNeeded(db, keys: keys) }) {
+            try storage.write { db in try GrantListUpgrade.run(db, keys: keys, path: path) }
+        }
         // A vault set back behind what this process saw is refused at unlock, before any use. (A
         // broken seal is not: the owner may still read and export; what grants access checks it.)
         if let shown {

@@ -410,6 +410,7 @@ struct BrowserAccessTests {
         let old = try #require(EmbeddedMigrations.all.first { $0.identifier == "0010_browser_associations" })
         let key = (0..<32).map { UInt8($0 * 5 + 1) }
         let attacker = Attacker(path: vault.path)
+        try GrantListFixture.rewind(vault, engine: .sqlite, execute: { try attacker.execute($0) })
         try attacker.execute("DROP TABLE browser_associations_ended")
         try attacker.execute("DROP TABLE browser_associations")
         try attacker.execute(old.sql)

@@ -11,10 +11,10 @@ import Testing
 /// (the integrity report) names it, on both engines.
 @Suite("Rows that grant access, put back from an older copy")
 struct GrantRollbackTests {
-    private static let app = try! ApplicationIdentifier("ABCDE12345.com.example.app")
+    static let app = try! ApplicationIdentifier("ABCDE12345.com.example.app")
 
     /// SQL run on the store behind swcred's back.
-    private struct Writer {
+    struct Writer {
         let store: VaultStore
 
         func execute(_ sql: String) throws {
@@ -49,7 +49,7 @@ struct GrantRollbackTests {
         }
     }
 
-    private func makeVault(_ engine: StorageEngine, in directory: TemporaryDirectory) throws -> (Vault, Writer) {
+    func makeVault(_ engine: StorageEngine, in directory: TemporaryDirectory) throws -> (Vault, Writer) {
         let store = try engine.freshStore(in: directory)
         let vault = try Vault.create(
             in: store, protection: .passphrase(SecureBytes(utf8: VaultTestSupport.passphrase), VaultTestSupport.fastKDF)
@@ -136,7 +136,8 @@ struct GrantRollbackTests {
 
     @Test(
         "a row put back never stops the owner: revoking, removing and rekeying go through and delete it, audited",
-        arguments: StorageEngine.allCases, ["token revoke", "browser revoke", "app remove", "rekey"])
+        arguments: StorageEngine.allCases,
+        ["token revoke", "put-back token revoke", "browser revoke", "app remove", "rekey"])
     func ownerActsPastPutBackRow(engine: StorageEngine, action: String) throws {
         let directory = try TemporaryDirectory()
         let (vault, writer) = try makeVault(engine, in: directory)
@@ -151,6 +152,7 @@ struct GrantRollbackTests {
 
         switch action {
         case "token revoke": #expect(try vault.appTokens.revoke(id: leaked.record.id))
+        case "put-back token revoke": #expect(try vault.appTokens.revoke(id: revoked.record.id))
         case "browser revoke": #expect(try vault.browsers.revoke(id: "firefox"))
         case "app remove": #expect(try vault.apps.remove(Self.app))
         default: try vault.rotateKey()
@@ -158,8 +160,9 @@ struct GrantRollbackTests {
         #expect(failure { _ = try vault.appTokens.authenticate(revoked.token) }?.code == .vaultLocked)
         let report = try vault.integrityReport()
         #expect(report.isIntact, "\(report.problems)")
-        // Removing the app takes its tokens with it, the put-back one among them.
-        guard action != "app remove" else { return }
+        // Removing the app takes its tokens with it, the put-back one among them; revoking the
+        // put-back token deletes it by name.
+        guard action != "app remove" && action != "put-back token revoke" else { return }
         let details = try vault.audit.entries().compactMap(\.event.detail)
         #expect(
             details.contains {
@@ -270,17 +273,15 @@ struct GrantRollbackTests {
         #expect(!(try vault.integrityReport().isIntact))
     }
 
-    @Test("a put-back token's MAC added to the stored grant set, its tag kept, fails closed")
-    func macAddedToGrantSet() throws {
+    @Test("a put-back token's MAC added to the members, the sum kept, fails closed")
+    func macAddedToMembers() throws {
         let directory = try TemporaryDirectory()
         let (vault, writer) = try makeVault(.sqlite, in: directory)
         let issued = try vault.appTokens.create(app: Self.app, permissions: [.request], consent: .none, expiresAt: nil)
         let kept = try writer.copy("app_tokens", where: "1 = 1")
         try vault.appTokens.revoke(id: issued.record.id)
         for statement in kept { try writer.execute(statement) }
-        // The set is the tag, then the sorted MACs: the token's MAC appended after them is still
-        // a multiple of 32 bytes, and the tag (which the state seal covers) is unchanged.
-        try writer.execute("UPDATE vault_meta SET grant_set = CAST(grant_set || (SELECT mac FROM app_tokens) AS BLOB)")
+        try writer.execute("INSERT INTO grant_members (mac) SELECT mac FROM app_tokens")
         let refused = failure { _ = try vault.appTokens.authenticate(issued.token) }
         #expect(refused?.code == .integrityFailure, "\(String(describing: refused))")
         #expect(!(try vault.integrityReport().isIntact))
