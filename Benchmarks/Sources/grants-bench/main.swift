@@ -2,8 +2,11 @@
 // number of app tokens grows. At each size it times `app token create` (the library call
 // `vault.appTokens.create`, one grant write: the sealed grant set read, changed and sealed
 // again) and an authenticated token check (`vault.appTokens.authenticate`, the read a request
-// through the service starts with), the first check after each create apart: it pays for the
-// in-memory grant check's rebuild after the set changed.
+// through the service starts with), the first check after each create apart, twice: by the
+// handle that made the token (its checked members move with its own write) and by a second
+// handle that did not (opened under another spelling of the same file or database, so it keeps
+// members of its own, as another process would: its first check reads and checks them all again,
+// the in-memory check's rebuild).
 //
 // The vault uses a raw key: the KDF is not what is measured. It is filled through the same
 // `create` call (one app, every token of it), in /dev/shm where there is one: each create costs
@@ -53,22 +56,25 @@ struct Figures {
     var create = Samples()
     var check = Samples()
     var firstCheck = Samples()
+    var rebuild = Samples()
 }
 
-/// Times `rounds` creates on `vault`, each followed by one check (the first after the change)
-/// and `checksPerRound` more, of tokens picked at random from `tokens`.
-func measure(_ vault: Vault, tokens: [SecureBytes]) throws -> Figures {
+/// Times `rounds` creates on `vault`, each followed by one check by `vault` (the first after
+/// its own change), one by `other` (the first after another handle's change: the rebuild), and
+/// `checksPerRound` more, of tokens picked at random from `tokens`.
+func measure(_ vault: Vault, other: Vault, tokens: [SecureBytes]) throws -> Figures {
     var figures = Figures()
     var generator = SystemRandomNumberGenerator()
-    func check() throws {
+    func check(_ handle: Vault) throws {
         let token = tokens[Int.random(in: 0..<tokens.count, using: &generator)]
-        _ = try vault.appTokens.authenticate(token)
+        _ = try handle.appTokens.authenticate(token)
     }
-    for _ in 0..<checksPerRound { try check() }  // warm up
+    for _ in 0..<checksPerRound { try check(vault) }  // warm up
     for _ in 0..<rounds {
         figures.create.append(try time { _ = try createToken(vault) })
-        figures.firstCheck.append(try time { try check() })
-        figures.check.append(contentsOf: try BenchmarkSupport.measure(count: checksPerRound) { try check() })
+        figures.firstCheck.append(try time { try check(vault) })
+        figures.rebuild.append(try time { try check(other) })
+        figures.check.append(contentsOf: try BenchmarkSupport.measure(count: checksPerRound) { try check(vault) })
     }
     return figures
 }
@@ -85,15 +91,16 @@ func psql(_ admin: String, _ statement: String) throws {
 func add(_ store: String, _ size: Int, _ figures: Figures, fill: String, to report: inout Report) {
     report.add([
         store, "\(size)", formatNanoseconds(figures.create.median), formatNanoseconds(figures.check.median),
-        formatNanoseconds(figures.firstCheck.median), fill,
+        formatNanoseconds(figures.firstCheck.median), formatNanoseconds(figures.rebuild.median), fill,
     ])
     print(
-        "RESULT \(store) \(size) create \(Int(figures.create.median)) check \(Int(figures.check.median)) first-check \(Int(figures.firstCheck.median))"
+        "RESULT \(store) \(size) create \(Int(figures.create.median)) check \(Int(figures.check.median)) first-check \(Int(figures.firstCheck.median)) rebuild \(Int(figures.rebuild.median))"
     )
 }
 
 var report = Report(columns: [
-    "store", "tokens", "create median", "check median", "first check after a create, median", "fill",
+    "store", "tokens", "create median", "check median", "first check after its own create, median",
+    "first check by another handle after a create (the rebuild), median", "fill",
 ])
 let key = SecureBytes.random(count: KeyFile.length)
 let vault = try Vault.create(at: memory + "/vault.sqlite", protection: .rawKey(key))
@@ -107,8 +114,15 @@ for size in sizes {
     // Measured on a copy on disk: the tokens its rounds create stay out of the vault being filled.
     let path = directory.appendingPathComponent("vault-\(size).sqlite").path
     _ = try Vault.copy(from: .file(memory + "/vault.sqlite"), to: .file(path), secret: .key(key))
+    // The second handle reaches the same file through a symbolic link: another location, so
+    // checked members of its own.
+    let link = directory.appendingPathComponent("link-\(size).sqlite").path
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
     add(
-        "SQLite", size, try measure(try Vault.open(at: path, secret: .key(key)), tokens: tokens),
+        "SQLite", size,
+        try measure(
+            try Vault.open(at: path, secret: .key(key)), other: try Vault.open(at: link, secret: .key(key)),
+            tokens: tokens),
         fill: String(format: "%.2f s", seconds(fillTime)), to: &report)
     if let postgresAdmin {
         let database = "swcred_grants_bench_\(getpid())_\(size)"
@@ -120,8 +134,12 @@ for size in sizes {
             _ = try Vault.copy(from: .file(path), to: .postgresql(url, password: nil), secret: .key(key))
         }
         let copy = try Vault.open(store: .postgresql(url, password: nil), secret: .key(key))
+        // The second handle names the socket's directory (the query's last item, `host=`, as
+        // `Scripts/postgres start` prints it) with a trailing "/.": the same server.
+        let otherURL = try PostgresStoreURL(parsing: "postgresql://swcred@/\(database)\(query)/.")
+        let other = try Vault.open(store: .postgresql(otherURL, password: nil), secret: .key(key))
         add(
-            "PostgreSQL", size, try measure(copy, tokens: tokens),
+            "PostgreSQL", size, try measure(copy, other: other, tokens: tokens),
             fill: String(format: "copy %.2f s", seconds(copyTime)), to: &report)
     }
 }
