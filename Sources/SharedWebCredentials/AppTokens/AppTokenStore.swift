@@ -169,19 +169,24 @@ public struct AppTokenStore: Sendable {
     {
         let random = try Self.randomPart(of: token)
         let (record, prefetched) = try await vault.readWithHeldKeys { [vault] db, keys in
-            // The token's row and its app's registration in one statement: one round trip less
-            // to a database server.
+            // The token's row, its app's registration and the vault's sealed state in one
+            // statement: one round trip to a database server where there were three.
             let hash = keys.tokenHash(random)
             guard let joined = try db.row("\(Self.selectWithRegistration) WHERE t.token_hash = ?", [.blob(hash)])
             else { return (AppTokenRecord?.none, Read?.none) }
             let tokenColumns = Self.columns.count
+            let appColumns = AuthenticatedTable.apps.selectedColumns.count
+            try GrantCheck.remember(
+                sealedState: StoreRow(Array(joined.values.dropFirst(tokenColumns + appColumns))), db: db, keys: keys,
+                path: vault.path)
             let record = try Self.record(
                 StoreRow(Array(joined.values.prefix(tokenColumns))), hash: hash, db: db, keys: keys, vault: vault)
             guard let record, !record.isExpired(at: now), let facade = prefetch.facade(record) else {
                 return (record, nil)
             }
             let registration =
-                joined[tokenColumns] == .null ? nil : StoreRow(Array(joined.values.dropFirst(tokenColumns)))
+                joined[tokenColumns] == .null
+                ? nil : StoreRow(Array(joined.values[tokenColumns..<(tokenColumns + appColumns)]))
             return (
                 record,
                 try prefetch.read(
@@ -275,7 +280,7 @@ public struct AppTokenStore: Sendable {
     /// ``select``'s columns (of `t`), then those of the token's app's registration (of `a`, all
     /// NULL when the app is not registered) as ``AppRegistry`` reads them.
     private static let selectWithRegistration =
-        "SELECT \((columns.map { "t.\($0)" } + AuthenticatedTable.apps.selectedColumns.map { "a.\($0)" }).joined(separator: ", ")) FROM app_tokens t LEFT JOIN apps a ON a.application_identifier = t.app"
+        "SELECT \((columns.map { "t.\($0)" } + AuthenticatedTable.apps.selectedColumns.map { "a.\($0)" }).joined(separator: ", ")), m.* FROM app_tokens t LEFT JOIN apps a ON a.application_identifier = t.app LEFT JOIN (SELECT \(StateSeal.columns) FROM vault_meta WHERE id = 1) m ON 1 = 1"
 
     private func verified(_ row: StoreRow, db: any StoreReader, keys: VaultKeys) throws -> AppTokenRecord {
         try Self.verified(row, db: db, keys: keys, vault: vault)

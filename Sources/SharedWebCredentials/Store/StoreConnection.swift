@@ -12,6 +12,9 @@ package protocol StoreReader {
     /// Runs one query and calls `body` with each row read in place (``StoreRowView``): the
     /// engine's own bytes, valid only during that call. For queries that open many records.
     func forEachRowInPlace(_ sql: String, _ arguments: [StoreValue], _ body: (any StoreRowView) throws -> Void) throws
+
+    /// This read transaction's memo (``ReadTransactionMemo``); nil in a write transaction.
+    var readMemo: ReadTransactionMemo? { get }
 }
 
 /// A write transaction's view of the vault's tables.
@@ -42,6 +45,9 @@ package struct StoreStatement: Sendable {
 }
 
 extension StoreReader {
+    /// No memo: a reader that keeps none.
+    package var readMemo: ReadTransactionMemo? { nil }
+
     /// Every row of one query.
     package func rows(_ sql: String, _ arguments: [StoreValue] = []) throws -> [StoreRow] {
         var rows: [StoreRow] = []

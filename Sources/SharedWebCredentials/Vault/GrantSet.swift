@@ -236,8 +236,7 @@ enum GrantCheck {
     static func require(
         _ mac: [UInt8]?, what: @autoclosure () -> String, db: any StoreReader, keys: VaultKeys, path: String
     ) throws {
-        let state = try SealedState.load(db, keys: keys, path: path)
-        StateHighWater.raise(to: state, path: path)
+        let state = try sealedState(db, keys: keys, path: path)
         guard let sealedSum = state.grantTag else { throw GrantSet.mismatch(path) }
         let members: Set<[UInt8]>
         if let known = verified.withLock({ $0[path] }), known.keyID == keys.keyID, known.sum == sealedSum {
@@ -252,6 +251,28 @@ enum GrantCheck {
                 "\(what()) in \(path) is not in its sealed grant set: it was put back from an older copy or rolled back behind swcred's back, so it grants nothing. Restore the vault from a backup."
             )
         }
+    }
+
+    /// The sealed state as the read transaction `db` sees it, its seal checked under `keys`:
+    /// read once per read transaction (``ReadTransactionMemo``), in every check of a write.
+    private static func sealedState(_ db: any StoreReader, keys: VaultKeys, path: String) throws -> SealedState {
+        let memo = db.readMemo
+        if let known = memo?.sealedState, known.keyID == keys.keyID { return known.state }
+        let state = try SealedState.load(db, keys: keys, path: path)
+        StateHighWater.raise(to: state, path: path)
+        memo?.sealedState = (keys.keyID, state)
+        return state
+    }
+
+    /// Checks the sealed state in `row` (``StateSeal/columns``, read by the transaction `db` in a
+    /// statement of its own choosing) and keeps it as the transaction's (``ReadTransactionMemo``),
+    /// so that the grant checks after it read `vault_meta` no more. Throws `.integrityFailure`
+    /// when the seal fails; does nothing in a write transaction.
+    static func remember(sealedState row: StoreRow, db: any StoreReader, keys: VaultKeys, path: String) throws {
+        guard let memo = db.readMemo else { return }
+        let state = try SealedState(row, keys: keys, path: path)
+        StateHighWater.raise(to: state, path: path)
+        memo.sealedState = (keys.keyID, state)
     }
 
     /// Moves the members kept for `path` from the sum `old` to `new` by what a write of grants

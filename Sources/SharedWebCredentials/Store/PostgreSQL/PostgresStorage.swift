@@ -154,8 +154,13 @@ package final class PostgresStorage: VaultStorage {
     /// commit, so its outcome cannot change what was read, and the connection goes back to the
     /// pool only once the server has answered it (a connection whose COMMIT failed is closed).
     private func inRead<T>(_ body: (PostgresStoreConnection) throws -> T) throws -> T {
-        try inTransaction(
-            begin: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], commit: true, awaitCommit: false, body)
+        try inTransaction(begin: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], commit: true, awaitCommit: false)
+        {
+            db in
+            var reader = db
+            reader.readMemo = ReadTransactionMemo()
+            return try body(reader)
+        }
     }
 
     /// A write transaction: the writers' lock first (waiting at most the busy timeout, then

@@ -26,6 +26,8 @@ struct PostgresStoreConnection: StoreWriter {
     let answerTimeout: TimeAmount
     /// Whether queries are prepared (``PostgresSession``).
     var prepares = true
+    /// This read transaction's memo; nil in a write transaction.
+    package var readMemo: ReadTransactionMemo? = nil
 
     /// This connection with every query sent unnamed, never prepared.
     var unprepared: Self {

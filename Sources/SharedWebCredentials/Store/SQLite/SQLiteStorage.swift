@@ -120,7 +120,7 @@ package final class SQLiteStorage: VaultStorage {
         _ db: Database, path: String, _ body: (any StoreReader) throws -> T
     ) throws -> T {
         try inTransaction(db, path: path, begin: "BEGIN DEFERRED TRANSACTION") {
-            try body(SQLiteStoreConnection(db: db))
+            try body(SQLiteStoreConnection(db: db, readMemo: ReadTransactionMemo()))
         }
     }
 

@@ -12,6 +12,8 @@ import GRDBSQLite
 /// itself, and every statement that begins or ends one, stays GRDB's, which tracks it.
 struct SQLiteStoreConnection: StoreWriter {
     let db: Database
+    /// This read transaction's memo; nil in a write transaction.
+    package var readMemo: ReadTransactionMemo? = nil
 
     func forEachRow(_ sql: String, _ arguments: [StoreValue], _ body: (StoreRow) throws -> Void) throws {
         let statement = try bound(sql, arguments)
