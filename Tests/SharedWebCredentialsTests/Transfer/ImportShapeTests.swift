@@ -356,6 +356,31 @@ struct ImportShapeTests {
     }
 
     @Test(
+        "a row with more fields than the header fails the import naming the row and both counts, never cut to fit; --skip-invalid skips it"
+    )
+    func rowLongerThanHeader() throws {
+        let fixture = try Fixture()
+        let csv = """
+            name,url,username,password,note
+            fits,https://fits.example/,fay,Fits-Pw-1,
+            comma,https://comma.example/,cam,Comma,Pw-2,a note
+            after,https://after.example/,al,After-Pw-3,
+
+            """
+        let path = try fixture.file("long-row.csv", csv)
+        let message = try #require(ImportTests.errorMessage { try fixture.run(path) })
+        #expect(
+            message.contains("row 3")
+                && message.contains("it has 6 fields where the header has 5 (an unquoted comma?)"),
+            "\(message)")
+        #expect(!message.contains("Comma") && !message.contains("Pw-2"), "the password is not in the message")
+        #expect(try fixture.vault.credentials.count() == 0)
+        let summary = try fixture.run(path, skipInvalid: true)
+        #expect(summary.added == 2 && summary.skipped.map(\.location) == ["row 3"])
+        #expect(try fixture.vault.credentials.find(server: "comma.example").isEmpty)
+    }
+
+    @Test(
         "a huge field is cut short while it is read, quoted or not, and the rows after it read as written",
         arguments: [false, true])
     func hugeFieldIsBounded(quoted: Bool) throws {

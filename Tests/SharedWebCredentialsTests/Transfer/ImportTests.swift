@@ -121,6 +121,26 @@ struct ImportTests {
             ])
     }
 
+    @Test(
+        "a scheme in capitals is the same scheme: HTTPS:// an https credential, HTTP:// an http one, host lower-cased")
+    func upperCaseSchemes() throws {
+        let fixture = try Fixture()
+        let chrome = """
+            name,url,username,password,note
+            a,HTTPS://Shop.Example/login,alice,Pw-https,
+            b,HTTP://Shop.Example:8080/,alice,Pw-http-8080,
+            c,Https://SHOP.example:8443/,alice,Pw-https-8443,
+
+            """
+        let summary = try fixture.run(try fixture.file("chrome.csv", chrome))
+        #expect(summary.added == 3 && summary.skipped.isEmpty && summary.insecure == ["row 3"])
+        #expect(
+            try fixture.contents() == [
+                "http://shop.example:8080 alice Pw-http-8080", "shop.example alice Pw-https",
+                "shop.example:8443 alice Pw-https-8443",
+            ])
+    }
+
     @Test("CRLF line ends and a UTF-8 BOM read the same as LF without one")
     func crlfAndBOM() throws {
         let plain = try Fixture()
