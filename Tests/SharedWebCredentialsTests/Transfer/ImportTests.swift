@@ -66,12 +66,13 @@ struct ImportTests {
     }
 
     @Test(
-        "format detection from each sample's header or structure",
+        "format detection from each sample's header or structure (a 1PUX's export.data too, out of its zip)",
         arguments: [
             (TransferSamples.chrome, ImportFormat.chromeCSV), (TransferSamples.apple, .appleCSV),
             (TransferSamples.firefox, .firefoxCSV), (TransferSamples.bitwardenCSV, .bitwardenCSV),
             (TransferSamples.bitwardenJSON, .bitwardenJSON), (TransferSamples.keepassxc, .keepassxcCSV),
             (TransferSamples.keepassxcSix, .keepassxcCSV), (TransferSamples.cxf, .cxf),
+            (TransferSamples.onePUXData, .onePassword1PUX),
         ])
     func detection(sample: String, format: ImportFormat) throws {
         let fixture = try Fixture()
