@@ -95,9 +95,11 @@ final class CSVImportReader: ImportReader {
                     : cutOff
                         ? "a truncated row: the file ends inside it"
                         : "the missing ones include a required field: \(required.filter { $0 >= fields.count }.map { "\"\(header[$0])\"" }.joined(separator: ", "))"
+                // A row cut at the stream's field count had that many or more.
+                let count =
+                    fields.count < CountingInputStream.rowFieldLimit ? "\(fields.count)" : "\(fields.count) or more"
                 return .invalid(
-                    location: location,
-                    problem: "it has \(fields.count) fields where the header has \(header.count) (\(why))")
+                    location: location, problem: "it has \(count) fields where the header has \(header.count) (\(why))")
             }
             shortRows.append(number)
             fewestFields = min(fewestFields, fields.count)

@@ -16,6 +16,12 @@ import Foundation
 /// such a field is still longer than the vault's field limit (an escaped quote is two bytes for
 /// one, so `2 × limit + 4` bytes hold at least `limit + 1` characters' bytes), so the row is
 /// refused for it, while memory stays bounded whatever the file holds.
+///
+/// It also hands on at most ``rowFieldLimit`` fields of any one row: from the delimiter that
+/// would start one more, the rest of the row is read and dropped up to its line break. A row of a
+/// million commas would otherwise be a million fields in memory at once, each under the field
+/// limit; what CSV.swift gets of it is ``rowFieldLimit`` fields, more than any header has, so the
+/// row is refused for them.
 final class CountingInputStream: InputStream {
     private let base: InputStream
     /// Bytes read from the file but not yet handed on: ``hasBytesAvailable`` reads ahead, since
@@ -40,6 +46,13 @@ final class CountingInputStream: InputStream {
     private var fieldBytes = 0
     /// Whether the rest of the current field is being dropped.
     private var dropping = false
+    /// Fields of the current row so far, the one being read included.
+    private var rowFields = 1
+    /// Whether the rest of the current row is being dropped.
+    private var droppingRow = false
+
+    /// How many fields of one row are handed on at most.
+    static let rowFieldLimit = 1024
 
     /// The bytes handed on of a field longer than `maximumFieldBytes`: enough that it still reads
     /// as longer than that.
@@ -87,8 +100,9 @@ final class CountingInputStream: InputStream {
     private func handOn(into buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
         // The state in locals for the loop: a class's stored properties would be checked for
         // exclusive access at every byte.
-        let quote = UInt8(ascii: "\""), limit = fieldLimit
+        let quote = UInt8(ascii: "\""), comma = UInt8(ascii: ","), limit = fieldLimit
         var inQuotes = inQuotes, handedInQuotes = handedInQuotes, dropping = dropping
+        var rowFields = rowFields, droppingRow = droppingRow
         var fieldBytes = fieldBytes, quotes = 0, consumed = 0, written = 0
         let available = ahead.count - aheadStart
         ahead.withUnsafeBufferPointer { ahead in
@@ -114,11 +128,19 @@ final class CountingInputStream: InputStream {
                 }
                 if endsField {
                     fieldBytes = 0
+                    if byte != comma {
+                        rowFields = 1
+                        droppingRow = false
+                    } else if rowFields == Self.rowFieldLimit {
+                        droppingRow = true
+                    } else if !droppingRow {
+                        rowFields += 1
+                    }
                 } else {
                     fieldBytes += 1
                     if fieldBytes > limit { dropping = true }
                 }
-                if dropping { continue }
+                if dropping || droppingRow { continue }
                 buffer[written] = byte
                 written += 1
                 if byte == quote { handedInQuotes.toggle() }
@@ -131,6 +153,8 @@ final class CountingInputStream: InputStream {
         self.inQuotes = inQuotes
         self.handedInQuotes = handedInQuotes
         self.dropping = dropping
+        self.rowFields = rowFields
+        self.droppingRow = droppingRow
         self.fieldBytes = fieldBytes
         return written
     }

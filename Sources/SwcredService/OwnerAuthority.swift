@@ -38,10 +38,17 @@ final class OwnerAuthority: Sendable {
     private let holder: VaultHolder
     /// Wrong proofs slow down every later attempt, as wrong unlocks do (the same throttle).
     let throttle: ServiceWideThrottle
+    /// What time it is for the challenges' and sessions' expiry: the continuous clock, or a
+    /// test's.
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    init(holder: VaultHolder, throttle: ServiceWideThrottle) {
+    init(
+        holder: VaultHolder, throttle: ServiceWideThrottle,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
         self.holder = holder
         self.throttle = throttle
+        self.now = now
     }
 
     /// A fresh challenge for the process `peer` (its pid); the vault must be unlocked, since only
@@ -51,7 +58,7 @@ final class OwnerAuthority: Sendable {
         _ = try holder.vault()
         let bytes = OwnerProof.randomBytes()
         let made = state.withLock { state -> Bool in
-            let now = ContinuousClock.now
+            let now = self.now()
             state.challenges.removeAll { $0.expires <= now }
             if state.challenges.count(where: { $0.peer == peer }) >= Self.maximumChallengesPerPeer,
                 let oldest = state.challenges.firstIndex(where: { $0.peer == peer })
@@ -79,7 +86,7 @@ final class OwnerAuthority: Sendable {
         try await throttle.waitForTurn()
         guard let (vault, generation) = holder.unlockedGeneration() else { throw APIError.locked }
         let issued = state.withLock { state -> Bool in
-            let now = ContinuousClock.now
+            let now = self.now()
             guard let index = state.challenges.firstIndex(where: { OwnerProof.matches($0.bytes, challenge) })
             else { return false }
             let expires = state.challenges.remove(at: index).expires
@@ -97,7 +104,7 @@ final class OwnerAuthority: Sendable {
         await throttle.succeeded()
         let secret = OwnerProof.randomBytes()
         state.withLock { state in
-            let now = ContinuousClock.now
+            let now = self.now()
             state.sessions.removeAll { $0.expires <= now || $0.generation != generation }
             if state.sessions.count >= Self.maximumSessions { state.sessions.removeFirst() }
             state.sessions.append(Session(secret: secret, generation: generation, expires: now + Self.sessionLifetime))
@@ -124,7 +131,7 @@ final class OwnerAuthority: Sendable {
         }
         guard let (_, generation) = holder.unlockedGeneration() else { throw APIError.locked }
         let live = state.withLock { state in
-            let now = ContinuousClock.now
+            let now = self.now()
             var found = false
             for session in state.sessions where session.expires > now && session.generation == generation {
                 if OwnerProof.matches(session.secret, secret) { found = true }

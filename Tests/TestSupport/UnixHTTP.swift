@@ -72,6 +72,25 @@ public enum UnixHTTP {
         return Data(head.utf8) + (body ?? Data())
     }
 
+    /// The bytes of a request whose body is sent `Transfer-Encoding: chunked`, in chunks of at
+    /// most `chunkSize` bytes (and `Content-Type: application/json` unless `contentType` says
+    /// otherwise).
+    public static func chunkedRequestBytes(
+        method: String, path: String, token: String? = nil, body: Data, chunkSize: Int = 1000,
+        contentType: String? = "application/json"
+    ) -> Data {
+        var request = requestBytes(
+            method: method, path: path, token: token, contentType: nil,
+            extraHeaders: (contentType.map { ["Content-Type: \($0)"] } ?? []) + ["Transfer-Encoding: chunked"])
+        var offset = 0
+        while offset < body.count {
+            let chunk = body[(body.startIndex + offset)..<(body.startIndex + min(body.count, offset + chunkSize))]
+            request += Data((String(chunk.count, radix: 16) + "\r\n").utf8) + chunk + Data("\r\n".utf8)
+            offset += chunk.count
+        }
+        return request + Data("0\r\n\r\n".utf8)
+    }
+
     /// Writes all of `data`.
     public static func write(_ descriptor: Int32, _ data: Data) throws {
         try data.withUnsafeBytes { bytes in

@@ -43,6 +43,37 @@ struct AppTokenCommandTests {
         }
     }
 
+    @Test("create: --allow, --consent and --expires each given alone change their own field only")
+    func oneSettingAtATime() async throws {
+        try await GatedFixture.with { fixture in
+            func created(_ options: [String]) throws -> [String: String] {
+                let created = try fixture.expect(["app", "token", "create", Self.app] + options, status: 0)
+                let id = try #require(created.stderr.split(separator: " ").dropFirst(3).first.map(String.init))
+                let json = try fixture.expect(["app", "token", "list", Self.app, "--json"], status: 0)
+                let rows = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [[String: Any]])
+                let row = try #require(rows.first { $0["id"] as? String == id })
+                return [
+                    "permissions": (row["permissions"] as? [String])?.joined(separator: ",") ?? "?",
+                    "consent": row["consent"] as? String ?? "?",
+                    "expires_at": row["expires_at"] as? String ?? "never",
+                ]
+            }
+            let defaults = try created([])
+            #expect(
+                defaults == ["permissions": "request,add,delete,generate", "consent": "none", "expires_at": "never"])
+            for (options, field) in [
+                (["--allow", "passkey-get"], "permissions"), (["--consent", "ask"], "consent"),
+                (["--expires", "1h"], "expires_at"),
+            ] {
+                let row = try created(options)
+                #expect(row[field] != defaults[field], "\(options) changes \(field)")
+                #expect(
+                    row.filter { $0.key != field } == defaults.filter { $0.key != field },
+                    "\(options) changes \(field) only: \(row)")
+            }
+        }
+    }
+
     @Test("bad input names the problem: permission, duration, consent mode, unregistered app")
     func badInput() async throws {
         try await GatedFixture.with { fixture in

@@ -159,6 +159,24 @@ struct OwnerCommandTests {
             stderr: String(decoding: stderr, as: UTF8.self), stdoutData: stdout)
     }
 
+    @Test(
+        "item set changes one setting at a time: the label alone, the notes alone, the password alone; the others stay")
+    func oneSettingAtATime() throws {
+        func state() throws -> [String] {
+            let item = try shown("example.com", account: "alice")
+            return ["password", "label", "notes"].map { item[$0] as? String ?? "none" }
+        }
+        let set = ["item", "set", "example.com", "--account", "alice", "--password-stdin", "--yes"]
+        try swcred(set + ["--notes-stdin", "--label", "Work"], stdin: "Pw-first-1\nnote one")
+        #expect(try state() == ["Pw-first-1", "Work", "note one"])
+        try swcred(set + ["--label", "Home"], stdin: "Pw-first-1")
+        #expect(try state() == ["Pw-first-1", "Home", "note one"], "the label alone")
+        try swcred(set + ["--notes-stdin"], stdin: "Pw-first-1\nnote two")
+        #expect(try state() == ["Pw-first-1", "Home", "note two"], "the notes alone")
+        try swcred(set, stdin: "Pw-second-2")
+        #expect(try state() == ["Pw-second-2", "Home", "note two"], "the password alone")
+    }
+
     @Test("--password-stdin and --notes-stdin read descriptor 0 itself: a socket works, not only a pipe of ours")
     func standardInputIsDescriptorZero() throws {
         let set = try swcredReadingASocket(

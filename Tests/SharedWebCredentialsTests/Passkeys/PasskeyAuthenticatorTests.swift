@@ -91,7 +91,9 @@ struct PasskeyAuthenticatorTests {
         #expect(Self.createError(json)?.name == .notAllowed)
     }
 
-    @Test("no matching credential, or none chosen, is NotAllowedError; allowCredentials narrows the choice")
+    @Test(
+        "no matching credential, or none chosen, is NotAllowedError; allowCredentials narrows the choice; another site's passkey is never offered"
+    )
     func matching() throws {
         let first = try Support.register().passkey
         let second = try Support.register(algorithms: [-8]).passkey
@@ -112,6 +114,16 @@ struct PasskeyAuthenticatorTests {
             return $0.first
         }
         #expect(offered == [first.credentialID, second.credentialID])
+        // Another site's passkey is never offered, even when allowCredentials names it.
+        let elsewhere = try Support.register(rpID: "other.example.org").passkey
+        _ = Self.getError(Support.requestJSON(), passkeys: [elsewhere, first]) {
+            offered = $0.map(\.credentialID)
+            return $0.first
+        }
+        #expect(offered == [first.credentialID])
+        let otherSite = Self.getError(
+            Support.requestJSON(allow: [elsewhere.credentialID]), passkeys: [first, elsewhere])
+        #expect(otherSite?.code == .itemNotFound)
         // A passkey from outside the offered ones is refused.
         let stranger = try Support.register().passkey
         #expect(Self.getError(Support.requestJSON(), passkeys: [first], choose: { _ in stranger })?.name == .notAllowed)

@@ -75,11 +75,12 @@ enum PasskeyTestSupport {
 
     /// Creates a passkey for `rpID` through the authenticator.
     static func register(
-        client: PasskeyClient = apple, algorithms: [Int] = [-7], challenge: [UInt8] = challenge(),
-        signals: AuthenticatorSignals = verified
+        rpID: String = rpID, client: PasskeyClient = apple, algorithms: [Int] = [-7],
+        challenge: [UInt8] = challenge(), signals: AuthenticatorSignals = verified
     ) throws -> PasskeyAuthenticator.Registration {
         try PasskeyAuthenticator.create(
-            options: try PasskeyCreationOptions(json: creationJSON(challenge: challenge, algorithms: algorithms)),
+            options: try PasskeyCreationOptions(
+                json: creationJSON(rpID: rpID, challenge: challenge, algorithms: algorithms)),
             client: client, approvedDomains: approved, existing: [], signals: signals)
     }
 

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import TestSupport
 import Testing
@@ -23,10 +24,13 @@ struct PasskeyVaultTests {
             entitlements: Entitlements(strings: [
                 "webcredentials:login.example.com", "webcredentials:*.example.org", "webcredentials:port.example:8443",
                 "webcredentials:offline.example", "webcredentials:stale.example", "webcredentials:denied.example",
+                "webcredentials:second.example",
             ]),
             at: Date())
         try VaultTestSupport.approve(
-            Self.app, for: ["webcredentials:login.example.com", "webcredentials:*.example.org"], in: vault)
+            Self.app,
+            for: ["webcredentials:login.example.com", "webcredentials:*.example.org", "webcredentials:second.example"],
+            in: vault)
         // Approved 31 days ago and not re-checked since: older than the 30 days an approval
         // survives failed re-checks.
         let monthAgo = Date() - 31 * 86_400
@@ -80,6 +84,68 @@ struct PasskeyVaultTests {
         let raw = try VaultTestSupport.rawDatabase(vault.path)
         try await raw.write { db in
             try db.execute(sql: "UPDATE passkeys SET sealed = (SELECT sealed FROM passkeys ORDER BY id DESC LIMIT 1)")
+        }
+        #expect(try vault.integrityReport().damagedPasskeys == 1)
+    }
+
+    @Test(
+        "two sites, a passkey each: a get for one is answered only with its own; a row moved to the other's index fails authentication"
+    )
+    func twoSitesKeptApart() async throws {
+        let first = try await create()
+        let second = try await create("second.example")
+        func get(_ rpID: String, allow: [String] = []) async throws -> AuthenticationResponseJSON {
+            try await facade.getPasskey(
+                optionsJSON: Support.requestJSON(rpID: rpID, allow: allow.map(Support.unb64))
+            ) { .ownerConsented }
+        }
+        func rpIDHash(_ response: AuthenticationResponseJSON) -> [UInt8] {
+            Array(Support.unb64(response.response.authenticatorData).prefix(32))
+        }
+        let answered = try await get(Support.rpID)
+        #expect(answered.id == first.id)
+        #expect(rpIDHash(answered) == Array(SHA256.hash(data: Data(Support.rpID.utf8))))
+        #expect(try await get("second.example").id == second.id)
+        await #expect(throws: SharedWebCredentialsError.self, "the other site's credential ID named") {
+            do {
+                _ = try await get(Support.rpID, allow: [second.id])
+            } catch let error as SharedWebCredentialsError {
+                #expect(error.code == .itemNotFound, "\(error)")
+                throw error
+            }
+        }
+
+        // The first site's row given the second site's index, as someone with the file could.
+        let (firstIndex, secondIndex) = try await vault.read { _, keys in
+            (keys.passkeyRelyingPartyIndex(Support.rpID), keys.passkeyRelyingPartyIndex("second.example"))
+        }
+        let raw = try VaultTestSupport.rawDatabase(vault.path)
+        try await raw.write { db in
+            try db.execute(
+                sql: "UPDATE passkeys SET rp_index = ? WHERE rp_index = ?",
+                arguments: [Data(secondIndex), Data(firstIndex)])
+        }
+        // Its sealed blob does not open under the associated data the moved row gives.
+        let opened = try await vault.read { db, keys in
+            let row = try #require(
+                try db.row(
+                    "SELECT id, rp_index, credential_index, sealed, version FROM passkeys WHERE credential_index = ?",
+                    [.blob(keys.passkeyCredentialIndex(Support.unb64(first.id)))]))
+            #expect(row.blob(1) == secondIndex)
+            return AuthenticatedEncryption.open(
+                try #require(row.blob(3)), key: keys.recordKey,
+                associatedData: VaultKeys.passkeyAssociatedData(
+                    id: try #require(row.blob(0)), rpIndex: try #require(row.blob(1)),
+                    credentialIndex: try #require(row.blob(2)), version: try #require(row.integer(4))))
+        }
+        #expect(opened == nil, "a passkey's sealed blob opens under another site's index")
+        await #expect(throws: SharedWebCredentialsError.self, "the second site's get meets the moved row") {
+            do {
+                _ = try await get("second.example")
+            } catch let error as SharedWebCredentialsError {
+                #expect(error.code == .integrityFailure, "\(error)")
+                throw error
+            }
         }
         #expect(try vault.integrityReport().damagedPasskeys == 1)
     }
@@ -167,6 +233,7 @@ struct PasskeyVaultTests {
     func refusals() async throws {
         for (rpID, code) in [
             ("sub.example.org", SharedWebCredentialsError.Code.notApproved),  // only *.example.org names it
+            ("example.org", .notApproved),  // *.example.org covers it for passwords, never for passkeys
             ("port.example", .missingEntitlement),  // only with :8443
             ("offline.example", .networkFailure),  // never verified, and offline
             ("stale.example", .notApproved),  // an approval 31 days old, offline
@@ -187,6 +254,6 @@ struct PasskeyVaultTests {
         let refused = try vault.audit.entries().filter {
             $0.event.operation == .passkeyCreate && $0.event.outcome != .done
         }
-        #expect(refused.count == 10)
+        #expect(refused.count == 11)
     }
 }

@@ -356,6 +356,31 @@ struct ImportShapeTests {
     }
 
     @Test(
+        "a row with more fields than the header fails the import naming the row and both counts, never cut to fit; --skip-invalid skips it"
+    )
+    func rowLongerThanHeader() throws {
+        let fixture = try Fixture()
+        let csv = """
+            name,url,username,password,note
+            fits,https://fits.example/,fay,Fits-Pw-1,
+            comma,https://comma.example/,cam,Comma,Pw-2,a note
+            after,https://after.example/,al,After-Pw-3,
+
+            """
+        let path = try fixture.file("long-row.csv", csv)
+        let message = try #require(ImportTests.errorMessage { try fixture.run(path) })
+        #expect(
+            message.contains("row 3")
+                && message.contains("it has 6 fields where the header has 5 (an unquoted comma?)"),
+            "\(message)")
+        #expect(!message.contains("Comma") && !message.contains("Pw-2"), "the password is not in the message")
+        #expect(try fixture.vault.credentials.count() == 0)
+        let summary = try fixture.run(path, skipInvalid: true)
+        #expect(summary.added == 2 && summary.skipped.map(\.location) == ["row 3"])
+        #expect(try fixture.vault.credentials.find(server: "comma.example").isEmpty)
+    }
+
+    @Test(
         "a huge field is cut short while it is read, quoted or not, and the rows after it read as written",
         arguments: [false, true])
     func hugeFieldIsBounded(quoted: Bool) throws {
@@ -401,6 +426,52 @@ struct ImportShapeTests {
         #expect(text.hasPrefix("a,\"q\"\"") && text.hasSuffix("\",b\nc,d\n"))
         // What was handed on is still well-formed CSV: an even number of quotes.
         #expect(handed.filter { $0 == UInt8(ascii: "\"") }.count % 2 == 0)
+    }
+
+    @Test("the CSV stream hands on at most its field count of any one row, and the rows after it intact")
+    func streamBoundsRows() throws {
+        let fixture = try Fixture()
+        let limit = CountingInputStream.rowFieldLimit
+        let commas = String(repeating: ",", count: 1_000_000)
+        let path = try fixture.file("r.csv", "a,\"q,\"\"\n\"\(commas)\nc,d\n")
+        let stream = try #require(CountingInputStream(path: path, fieldLimit: 100))
+        stream.open()
+        defer { stream.close() }
+        var handed: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = stream.read(&buffer, maxLength: buffer.count)
+            if count <= 0 { break }
+            handed += buffer[..<count]
+        }
+        let text = String(decoding: handed, as: UTF8.self)
+        // The quoted field's comma and line break are inside it, not delimiters.
+        #expect(text.hasPrefix("a,\"q,\"\"\n\","), "\(text.prefix(20))")
+        #expect(text.hasSuffix("\nc,d\n"))
+        #expect(
+            handed.filter { $0 == UInt8(ascii: ",") }.count == limit + 1,
+            "one row's delimiters, the quoted comma, the last row's")
+        #expect(stream.bytesRead == 1_000_000 + 14)
+    }
+
+    @Test("a row of more fields than a row may hold is refused naming the row, in bounded memory")
+    func rowOverTheFieldCount() throws {
+        let fixture = try Fixture()
+        let limit = CountingInputStream.rowFieldLimit
+        let csv = """
+            name,url,username,password,note
+            fits,https://fits.example/,fay,Fits-Pw-1,
+            long,https://long.example/,lou,Long-Pw-2,\(String(repeating: ",", count: 1_000_000))
+            after,https://after.example/,al,After-Pw-3,
+
+            """
+        let path = try fixture.file("wide.csv", csv)
+        let message = try #require(ImportTests.errorMessage { try fixture.run(path) })
+        #expect(
+            message.contains("row 3") && message.contains("it has \(limit) or more fields where the header has 5"),
+            "\(message)")
+        let summary = try fixture.run(path, skipInvalid: true)
+        #expect(summary.added == 2 && summary.skipped.map(\.location) == ["row 3"])
     }
 
     @Test("a JSON file over 64 MiB is refused before it is read")

@@ -257,6 +257,17 @@ struct ServiceBrowserBridgeTests {
         }
         #expect(try vault.credentials.find(server: "bank.example").first?.password.exposedString() == "Pw-bob")
         #expect(try await bridge.totp(association: firefox, uuid: bank.uuid).count == 6)
+        // A session answers for its own name and key together: neither name with the other's key.
+        for crossed in [
+            BrowserSessionAssociation(id: "Firefox", identificationKey: chromium.identificationKey),
+            BrowserSessionAssociation(id: "Chromium", identificationKey: firefox.identificationKey),
+        ] {
+            #expect(try await !bridge.isAssociated(id: crossed.id, identificationKey: crossed.identificationKey))
+            await #expect(throws: BrowserVaultError.notAssociated, "\(crossed.id) with the other's key") {
+                _ = try await bridge.logins(
+                    association: crossed, url: "https://shop.example/", submitURL: nil, httpAuth: false)
+            }
+        }
 
         try vault.browsers.revoke(id: "Chromium")
         await #expect(throws: BrowserVaultError.notAssociated) {

@@ -189,6 +189,51 @@ struct ServiceGatedTests {
         }
     }
 
+    @Test(
+        "one host on two ports and both schemes: the app's request and update reach shop.example's https credential only"
+    )
+    func portsAndSchemesApart() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            let token = try fixture.token(["--allow", "request,add"])
+            let sites = [
+                "shop.example": "Pw-https-443", "shop.example:8443": "Pw-https-8443",
+                "http://shop.example": "Pw-http-80", "http://shop.example:443": "Pw-http-443",
+            ]
+            for (site, password) in sites {
+                try fixture.gated.expect(
+                    ["item", "set", site, "--account", "alice", "--password-stdin", "--yes"], status: 0, stdin: password
+                )
+            }
+            func owners(_ site: String) throws -> String? {
+                let shown = try fixture.gated.expect(["item", "show", site, "--account", "alice", "--json"], status: 0)
+                let item = try JSONSerialization.jsonObject(with: shown.stdoutData) as? [String: Any]
+                return item?["password"] as? String
+            }
+            let released = try fixture.call(
+                "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
+            #expect(released.status == 200, "\(released.text)")
+            #expect(released.text.contains("Pw-https-443"), "\(released.text)")
+            for (site, password) in sites where site != "shop.example" {
+                #expect(!released.text.contains(password), "\(site)'s password released for shop.example")
+            }
+            // The app's entries name shop.example without a port: :8443 is another site, none of its.
+            let otherPort = try fixture.call(
+                "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example:8443"])
+            #expect(otherPort.status == 403 && otherPort.errorCode == "missing-entitlement", "\(otherPort.text)")
+            #expect(!otherPort.text.contains("Pw-"))
+
+            let updated = try fixture.call(
+                "PUT", "/v1/credentials", token: token,
+                json: ["domain": "shop.example", "account": "alice", "password": "Pw-https-443-new"])
+            #expect(updated.status == 200, "\(updated.text)")
+            #expect(try owners("shop.example") == "Pw-https-443-new")
+            for (site, password) in sites where site != "shop.example" {
+                #expect(try owners(site) == password, "the app's update of shop.example changed \(site)")
+            }
+        }
+    }
+
     @Test("HTTP routes: health without a token, generate rules and styles, associations of the token's app")
     func httpRoutes() async throws {
         try await ServiceFixture.with { fixture in

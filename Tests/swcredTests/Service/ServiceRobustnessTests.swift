@@ -69,6 +69,54 @@ struct ServiceRobustnessTests {
     }
 
     @Test(
+        "a chunked body meets the JSON checks a body with Content-Length meets: size, content type, repeated member, null, depth"
+    )
+    func chunkedBodies() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            let token = try fixture.token()
+            let path = "/v1/credentials/request"
+            let exactly = Data(#"{"domain": "shop.example"}"#.utf8) + Data(repeating: 0x20, count: 64 * 1024 - 26)
+            let deep = String(repeating: "[", count: 70) + String(repeating: "]", count: 70)
+            let cases: [(body: Data, contentType: String, status: Int, code: String?, names: String?)] = [
+                (Data(#"{"domain": "shop.example"}"#.utf8), "application/json", 404, nil, nil),
+                (exactly, "application/json", 404, nil, nil),
+                (exactly + Data(" ".utf8), "application/json", 413, "body-too-large", nil),
+                (
+                    Data("domain=shop.example".utf8), "application/x-www-form-urlencoded", 415,
+                    "unsupported-media-type", nil
+                ),
+                (
+                    Data(#"{"domain": "shop.example", "domain": "other.example"}"#.utf8), "application/json", 400,
+                    "invalid-json", #"member \"domain\" appears more than once"#
+                ),
+                (Data(#"{"domain": null}"#.utf8), "application/json", 400, "invalid-json", #"\"domain\" is null"#),
+                (
+                    Data(#"{"domain": "shop.example", "x": \#(deep)}"#.utf8), "application/json", 400, "invalid-json",
+                    "nesting deeper than 64 levels"
+                ),
+            ]
+            for (body, contentType, status, code, names) in cases {
+                let summary = String(decoding: body.prefix(60), as: UTF8.self)
+                let lengthed = try fixture.call("POST", path, token: token, body: body, contentType: contentType)
+                let descriptor = try UnixHTTP.connect(fixture.socketPath)
+                defer { close(descriptor) }
+                try UnixHTTP.write(
+                    descriptor,
+                    UnixHTTP.chunkedRequestBytes(
+                        method: "POST", path: path, token: token, body: body, contentType: contentType))
+                let chunked = try UnixHTTP.readResponse(descriptor)
+                #expect(chunked.errorCode == lengthed.errorCode, "\(summary): \(chunked.text)")
+                for (how, answer) in [("Content-Length", lengthed), ("chunked", chunked)] {
+                    #expect(answer.status == status, "\(how), \(summary): \(answer.text)")
+                    if let code { #expect(answer.errorCode == code, "\(how), \(summary): \(answer.text)") }
+                    if let names { #expect(answer.text.contains(names), "\(how), \(summary): \(answer.text)") }
+                }
+            }
+        }
+    }
+
+    @Test(
         "--body-timeout runs from a request's head to its end: a body sent in pieces in time is served, a keep-alive connection is never cut off, a trickled body gets 408 and the connection closes"
     )
     func bodyDeadline() async throws {

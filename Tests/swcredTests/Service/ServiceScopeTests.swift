@@ -43,6 +43,46 @@ struct ServiceScopeTests {
         }
     }
 
+    @Test(
+        "two apps, a credential at each one's site: each token's request, for a domain or every one, releases its own app's only"
+    )
+    func twoAppsTwoSites() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            // The app names shop.example and other.example, but only shop.example approves it; the
+            // other app names other.example only, which approves it.
+            for (site, account, password) in [
+                ("shop.example", "alice", "Pw-of-shop-1"), ("other.example", "bob", "Pw-of-other-2"),
+            ] {
+                try fixture.gated.expect(
+                    ["item", "set", site, "--account", account, "--password-stdin", "--yes"], status: 0,
+                    stdin: password)
+            }
+            let mine = try fixture.token(["--allow", "request"])
+            let theirs = try fixture.token(app: Self.otherApp, ["--allow", "request"])
+            for (token, whose, own, other) in [
+                (mine, "the app", "Pw-of-shop-1", "Pw-of-other-2"),
+                (theirs, "the other app", "Pw-of-other-2", "Pw-of-shop-1"),
+            ] {
+                let everywhere = try fixture.call("POST", "/v1/credentials/request", token: token, json: [:])
+                #expect(everywhere.status == 200, "\(whose): \(everywhere.text)")
+                #expect(
+                    everywhere.text.contains(own) && !everywhere.text.contains(other),
+                    "\(whose), every domain: \(everywhere.text)")
+            }
+            for (token, domain, status) in [
+                (mine, "shop.example", 200), (mine, "other.example", 403), (theirs, "other.example", 200),
+                (theirs, "shop.example", 403),
+            ] {
+                let response = try fixture.call(
+                    "POST", "/v1/credentials/request", token: token, json: ["domain": domain])
+                #expect(response.status == status, "\(domain): \(response.text)")
+                let expected = domain == "shop.example" ? "Pw-of-shop-1" : "Pw-of-other-2"
+                #expect(response.text.contains(expected) == (status == 200), "\(domain): \(response.text)")
+            }
+        }
+    }
+
     @Test("each gated route refuses a token without its permission (403), and changes nothing")
     func eachRouteChecksItsPermission() async throws {
         try await ServiceFixture.with { fixture in
