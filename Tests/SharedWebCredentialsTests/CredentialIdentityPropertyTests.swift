@@ -49,7 +49,7 @@ struct CredentialIdentityPropertyTests {
                 port: [nil, 443, 80, 8443].randomElement(using: &random)!,
                 account: ["alice", "Alice", "bob", "alice "].randomElement(using: &random)!)
         }
-        return (0..<Int.random(in: 1...12, using: &random)).map { _ in
+        return (0..<Int.random(in: 1...10, using: &random)).map { _ in
             switch Int.random(in: 0..<10, using: &random) {
             case 0..<5: .save(identity(), password: ["Pw-1", "Pw-2"].randomElement(using: &random)!)
             case 5..<7: .delete(identity())
@@ -62,7 +62,7 @@ struct CredentialIdentityPropertyTests {
     func findAgreesWithModel() async throws {
         let directory = try TemporaryDirectory()
         let vault = try VaultTestSupport.makeVault(in: directory)
-        await propertyCheck(count: 150, input: Self.operations) { operations in
+        await propertyCheck(count: 100, input: Self.operations) { operations in
             // Each case starts from an empty vault, so a fixed seed repeats it alone.
             for credential in try vault.credentials.all() {
                 try vault.credentials.delete(

@@ -7,7 +7,8 @@ import Testing
 /// apple-app-site-association files as properties over generated files: an app is approved for a
 /// service exactly when the file lists it there (prefix without case, bundle ID exactly), and
 /// bytes of any shape, damaged files included, are read without a crash and never approve an app
-/// that Foundation's own JSON reading of them does not list.
+/// that Foundation's own JSON reading of them does not list. And the entitlement entry an approval
+/// is for covers only its own host (a wildcard's too), never a look-alike or another port.
 @Suite("AASA files over generated documents")
 struct AASAPropertyTests {
     static let prefixes = ["ABCDE12345", "abcde12345", "AbCdE12345", "ZZZZZ99999"]
@@ -105,6 +106,34 @@ struct AASAPropertyTests {
             #expect(
                 listed?.contains { Self.names($0, document.app) } == true,
                 "\(String(decoding: bytes, as: UTF8.self)) approves \(document.app)")
+        }
+    }
+
+    @Test(
+        "an entry covers its own host, and a wildcard its subdomains and bare domain: never a look-alike or another port"
+    )
+    func entryCoverage() async throws {
+        let hosts = [
+            "shop.example", "a.shop.example", "b.a.shop.example", "evilshop.example", "shop.example.evil",
+            "xshop.example",
+        ]
+        let input = Generator<(String, Bool, Int?, String, Int?), Shrink.None<(String, Bool, Int?, String, Int?)>>(
+            run: { random in
+                (
+                    hosts.randomElement(using: &random)!, Bool.random(using: &random),
+                    [nil, 8443, 443].randomElement(using: &random)!, hosts.randomElement(using: &random)!,
+                    [nil, 8443, 443, 80].randomElement(using: &random)!
+                )
+            })
+        await propertyCheck(count: 400, input: input) { host, wildcard, port, asked, askedPort in
+            let entry = try AssociatedDomainEntry(
+                "webcredentials:\(wildcard ? "*." : "")\(host)\(port.map { ":\($0)" } ?? "")")
+            let target = try DomainTarget(asked + (askedPort.map { ":\($0)" } ?? ""))
+            // SPEC.md: a wildcard covers every subdomain and the domain itself; ports must match
+            // (443 is no port).
+            let samePort = (port == 443 ? nil : port) == (askedPort == 443 ? nil : askedPort)
+            let coveredHost = asked == host || (wildcard && asked.hasSuffix("." + host))
+            #expect(entry.covers(target) == (samePort && coveredHost), "\(entry) for \(target)")
         }
     }
 }
