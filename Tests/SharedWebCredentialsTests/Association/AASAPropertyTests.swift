@@ -80,17 +80,7 @@ struct AASAPropertyTests {
     func damagedFiles() async {
         let input = Generator<(Document, [UInt8]), Shrink.None<(Document, [UInt8])>>(run: { random in
             let document = Self.documents.run(using: &random)
-            var bytes = document.bytes
-            for _ in 0..<Int.random(in: 0...4, using: &random) where !bytes.isEmpty {
-                let index = Int.random(in: 0..<bytes.count, using: &random)
-                let byte = [UInt8.random(in: 0...255, using: &random), UInt8(ascii: "\""), UInt8(ascii: "]")]
-                    .randomElement(using: &random)!
-                switch Int.random(in: 0..<3, using: &random) {
-                case 0: bytes[index] = byte
-                case 1: bytes.insert(byte, at: index)
-                default: bytes.remove(at: index)
-                }
-            }
+            var bytes = damage(document.bytes, edits: Int.random(in: 0...4, using: &random), &random)
             if Int.random(in: 0..<10, using: &random) == 0 {
                 bytes = (0..<Int.random(in: 0...64, using: &random)).map { _ in
                     UInt8.random(in: 0...255, using: &random)

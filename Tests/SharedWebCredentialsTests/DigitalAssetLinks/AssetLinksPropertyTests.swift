@@ -97,17 +97,7 @@ struct AssetLinksPropertyTests {
     func damagedLists() async throws {
         let input = Generator<(List, [UInt8]), Shrink.None<(List, [UInt8])>>(run: { random in
             let list = Self.lists.run(using: &random)
-            var bytes = list.bytes
-            for _ in 0..<Int.random(in: 1...4, using: &random) where !bytes.isEmpty {
-                let index = Int.random(in: 0..<bytes.count, using: &random)
-                let byte = [UInt8.random(in: 0...255, using: &random), UInt8(ascii: "\""), UInt8(ascii: "}")]
-                    .randomElement(using: &random)!
-                switch Int.random(in: 0..<3, using: &random) {
-                case 0: bytes[index] = byte
-                case 1: bytes.insert(byte, at: index)
-                default: bytes.remove(at: index)
-                }
-            }
+            let bytes = damage(list.bytes, edits: Int.random(in: 1...4, using: &random), &random)
             return (list, bytes)
         })
         await propertyCheck(count: 500, input: input) { list, bytes in
