@@ -5,8 +5,8 @@ import Testing
 
 @testable import SharedWebCredentials
 
-/// A credential's identity (scheme, server, port, account) through saves, updates, finds and
-/// deletions on a real SQLite vault, against a dictionary that models the rule: the server is
+/// A credential's identity (scheme, server, port, account) through saves, updates, renames, finds
+/// and deletions on a real SQLite vault, against a dictionary that models the rule: the server is
 /// compared without case, the scheme's default port is no port, and everything else keeps two
 /// credentials apart.
 @Suite("Vault: a credential's identity over generated operations")
@@ -29,36 +29,42 @@ struct CredentialIdentityPropertyTests {
     enum Operation: Sendable, CustomStringConvertible {
         case save(Identity, password: String)
         case delete(Identity)
+        case rename(Identity, to: String)
         case find(Identity, byAccount: Bool)
 
         var description: String {
             switch self {
             case .save(let identity, let password): "save \(identity) \(password)"
             case .delete(let identity): "delete \(identity)"
+            case .rename(let identity, let account): "rename \(identity) to \(account.debugDescription)"
             case .find(let identity, let byAccount): "find \(identity)\(byAccount ? "" : " (any account)")"
             }
         }
     }
 
     static let operations = Generator<[Operation], Shrink.None<[Operation]>>(run: { random in
+        let accounts = ["alice", "Alice", "bob", "alice "]
         func identity() -> Identity {
             Identity(
                 scheme: CredentialScheme.allCases.randomElement(using: &random)!,
                 server: ["shop.example", "Shop.Example", "a.shop.example", "shop.example.evil"].randomElement(
                     using: &random)!,
                 port: [nil, 443, 80, 8443].randomElement(using: &random)!,
-                account: ["alice", "Alice", "bob", "alice "].randomElement(using: &random)!)
+                account: accounts.randomElement(using: &random)!)
         }
         return (0..<Int.random(in: 1...10, using: &random)).map { _ in
             switch Int.random(in: 0..<10, using: &random) {
-            case 0..<5: .save(identity(), password: ["Pw-1", "Pw-2"].randomElement(using: &random)!)
-            case 5..<7: .delete(identity())
+            case 0..<4: .save(identity(), password: ["Pw-1", "Pw-2"].randomElement(using: &random)!)
+            case 4..<6: .delete(identity())
+            case 6: .rename(identity(), to: accounts.randomElement(using: &random)!)
             default: .find(identity(), byAccount: Bool.random(using: &random))
             }
         }
     })
 
-    @Test("what find returns is what a model keyed by the identity holds, after any saves, updates and deletions")
+    @Test(
+        "what find returns is what a model keyed by the identity holds, after any saves, updates, renames and deletions"
+    )
     func findAgreesWithModel() async throws {
         let directory = try TemporaryDirectory()
         let vault = try VaultTestSupport.makeVault(in: directory)
@@ -88,6 +94,27 @@ struct CredentialIdentityPropertyTests {
                     #expect(
                         existed == (model.removeValue(forKey: identity.modelKey) != nil),
                         "\(operation) in \(operations)")
+                case .rename(let identity, let account):
+                    // The same site under the new account: refused when that is taken (or is
+                    // this one), and when there is nothing to rename.
+                    var renamed = identity
+                    renamed.account = account
+                    let code: SharedWebCredentialsError.Code? =
+                        model[renamed.modelKey] != nil
+                        ? .invalidInput : model[identity.modelKey] == nil ? .itemNotFound : nil
+                    do {
+                        try vault.credentials.batch {
+                            try $0.rename(
+                                server: identity.server, port: identity.port, scheme: identity.scheme,
+                                account: identity.account, to: account)
+                        }
+                        #expect(code == nil, "\(operation) in \(operations)")
+                    } catch let error as SharedWebCredentialsError {
+                        #expect(error.code == code, "\(operation) in \(operations): \(error)")
+                    }
+                    if code == nil, let moved = model.removeValue(forKey: identity.modelKey) {
+                        model[renamed.modelKey] = (renamed, moved.password)
+                    }
                 case .find(let identity, let byAccount):
                     let found = try vault.credentials.find(
                         server: identity.server, port: identity.port, scheme: identity.scheme,

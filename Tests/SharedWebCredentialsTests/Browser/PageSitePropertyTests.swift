@@ -28,29 +28,34 @@ struct PageSitePropertyTests {
         }
     }
 
-    @Test("what a page gets from a vault holding every site's credential is that site's credential alone")
-    func credentialsOfPage() async throws {
+    /// A vault with one credential per site a generated page may name: each host, both schemes,
+    /// the default port, the other scheme's default and 8443. Its account names its site, and its
+    /// password is `Pw ` and that name.
+    static func vaultWithEverySite() throws -> (TemporaryDirectory, Vault, Set<CredentialSite>) {
         let directory = try TemporaryDirectory()
         let vault = try VaultTestSupport.makeVault(in: directory)
-        // One credential per site: each host a page may name, both schemes, the default port, the
-        // other scheme's default and 8443. Its account names its site.
-        let hosts = Set(GeneratedPage.siteHosts.values).sorted()
-        var sites: [CredentialSite] = []
-        for host in hosts {
+        var sites = Set<CredentialSite>()
+        for host in Set(GeneratedPage.siteHosts.values) {
             for scheme in CredentialScheme.allCases {
                 for port in [nil, 80, 443, 8443] {
-                    sites.append(CredentialSite(scheme: scheme, host: host, port: port))
+                    sites.insert(CredentialSite(scheme: scheme, host: host, port: port))
                 }
             }
         }
         try vault.credentials.batch { batch in
-            for site in Set(sites) {
+            for site in sites {
                 try batch.upsert(
                     server: site.host, port: site.port, scheme: site.scheme, account: site.description,
                     password: SecureBytes(utf8: "Pw " + site.description))
             }
         }
-        let saved = Set(sites)
+        return (directory, vault, sites)
+    }
+
+    @Test("what a page gets from a vault holding every site's credential is that site's credential alone")
+    func credentialsOfPage() async throws {
+        let (directory, vault, saved) = try Self.vaultWithEverySite()
+        defer { withExtendedLifetime(directory) {} }
         let key = [UInt8](repeating: 7, count: 32)
         let httpsOnly = try vault.browsers.add(id: "https only", identificationKey: key)
         let withHTTP = try vault.browsers.add(
@@ -64,6 +69,33 @@ struct PageSitePropertyTests {
             #expect(
                 logins.map { $0.password.exposedString() } == logins.map { "Pw " + $0.account }
                     && logins.map(\.account) == logins.map(\.site.description), "\(page)")
+        }
+    }
+
+    @Test("a save from a page changes its own site's credential alone (in a vault holding every site's), or nothing")
+    func savesOfPage() async throws {
+        let (directory, vault, _) = try Self.vaultWithEverySite()
+        defer { withExtendedLifetime(directory) {} }
+        let access = BrowserAccess(vault: vault)
+        let withHTTP = try vault.browsers.add(
+            id: "with http", identificationKey: [UInt8](repeating: 8, count: 32), allowsHTTP: true)
+        let httpsOnly = try vault.browsers.add(id: "https only", identificationKey: [UInt8](repeating: 7, count: 32))
+        await propertyCheck(count: 150, input: GeneratedPage.generator) { page in
+            let before = try vault.credentials.all().map { "\($0.site) \($0.password.exposedString())" }
+            let site = BrowserAccess.site(of: page.url, allowsHTTP: page.allowsHTTP)
+            do {
+                try await access.save(
+                    for: page.allowsHTTP ? withHTTP : httpsOnly, url: page.url,
+                    account: site?.description ?? "none", password: SecureBytes(utf8: "Pw \(page)"))
+                #expect(site != nil, "\(page) saved without a site")
+            } catch let error as SharedWebCredentialsError {
+                #expect(site == nil && error.code == .invalidInput, "\(page): \(error)")
+            }
+            let after = try vault.credentials.all().map { "\($0.site) \($0.password.exposedString())" }
+            let expected = site.map { site in
+                before.filter { !$0.hasPrefix("\(site) ") } + ["\(site) Pw \(page)"]
+            }
+            #expect(Set(after) == Set(expected ?? before), "\(page)")
         }
     }
 
