@@ -135,6 +135,15 @@ struct CredentialIdentityPropertyTests {
                         }, "\(operation) in \(operations)")
                 }
             }
+            // At the end, every identity the model holds is found under it, and nothing else is held.
+            for (key, entry) in model {
+                let found = try vault.credentials.find(
+                    server: entry.identity.server, port: entry.identity.port, scheme: entry.identity.scheme,
+                    account: entry.identity.account)
+                #expect(
+                    found.map { "\($0.account) \($0.password.exposedString())" }
+                        == ["\(entry.identity.account) \(entry.password)"], "\(key) after \(operations)")
+            }
             #expect(try vault.credentials.count() == model.count, "\(operations)")
         }
     }
