@@ -68,7 +68,7 @@ struct CredentialIdentityPropertyTests {
     func findAgreesWithModel() async throws {
         let directory = try TemporaryDirectory()
         let vault = try VaultTestSupport.makeVault(in: directory)
-        await propertyCheck(count: 100, input: Self.operations) { operations in
+        await propertyCheck(count: 60, input: Self.operations) { operations in
             // Each case starts from an empty vault, so a fixed seed repeats it alone.
             for credential in try vault.credentials.all() {
                 try vault.credentials.delete(
