@@ -28,7 +28,7 @@ struct GeneratedPage: Sendable, CustomStringConvertible {
         "xn--bcher-kva.example": "xn--bcher-kva.example", "bücher.example": "xn--bcher-kva.example",
     ]
 
-    /// The site the page belongs to by the written rule (DESIGN.md, "The browser bridge"), worked
+    /// The site the page belongs to by the written rule (docs/browser.md, "What a browser gets"), worked
     /// out apart from the code under test: nil when the page gets nothing.
     var expectedSite: (scheme: String, host: String, port: Int?)? {
         let scheme = self.scheme.lowercased()
