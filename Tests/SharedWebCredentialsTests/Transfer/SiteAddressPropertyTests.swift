@@ -39,7 +39,10 @@ struct SiteAddressPropertyTests {
             scheme: scheme,
             userInformation: ["", "", "user@", "user:Pw-secret@"].randomElement(using: &random)!,
             host: host, port: port,
-            rest: ["", "/", "/login?a=1&b=%2F", "#fragment", "?q"].randomElement(using: &random)!)
+            rest: [
+                "", "/", "/login?a=1&b=%2F", "#fragment", "?q", "/?next=a,https://evil.example/",
+                "/?q=\"quoted\",x\ny",
+            ].randomElement(using: &random)!)
     })
 
     @Test("a web URL's scheme, host and port are what Foundation's URL parser finds; a bad port is an error")
