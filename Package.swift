@@ -46,6 +46,9 @@ let package = Package(
         // and zip archives for 1Password's 1PUX.
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        // Tests only: property tests (issue 51) that search a rule's input space with generated
+        // cases and print the seed of a failing one; no other dependency.
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         .systemLibrary(
@@ -235,11 +238,17 @@ let package = Package(
                 "SharedWebCredentials", "SharedWebCredentialsData", "SharedWebCredentialsTransfer", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         // CSodium too: the tests play the extension with libsodium's own crypto_box_easy, not the
         // session's precomputed-key calls.
-        .testTarget(name: "SwcredBrowserTests", dependencies: ["SwcredBrowser", "CSodium"]),
+        .testTarget(
+            name: "SwcredBrowserTests",
+            dependencies: [
+                "SwcredBrowser", "CSodium", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         .testTarget(
             name: "swcredTests",
             // ZIPFoundation to write the hostile 1PUX files the import tests feed the binary; the

@@ -45,12 +45,16 @@ public struct CredentialSite: Hashable, Sendable, CustomStringConvertible {
     ) throws {
         let target = try DomainTarget(
             authority, allowDeveloperHosts: allowDeveloperHosts, allowSingleLabel: allowSingleLabel)
-        // The target keeps 443 as no port; only `host:443` itself (no IPv6 host ends so) wrote it.
-        let wrote443 =
-            authority.hasSuffix(":443")
-            && (try? DomainTarget(
-                String(authority.dropLast(4)), allowDeveloperHosts: allowDeveloperHosts,
-                allowSingleLabel: allowSingleLabel)) != nil
+        // The target keeps 443 as no port; the text wrote it when what follows its last colon is
+        // 443 in any spelling (`host:443`, `host:0443`) and what precedes it is a host (so not the
+        // last group of an IPv6 address, `::443`).
+        var wrote443 = false
+        if let colon = authority.lastIndex(of: ":"), Int(authority[authority.index(after: colon)...]) == 443 {
+            wrote443 =
+                (try? DomainTarget(
+                    String(authority[..<colon]), allowDeveloperHosts: allowDeveloperHosts,
+                    allowSingleLabel: allowSingleLabel)) != nil
+        }
         self.init(scheme: scheme, host: target.host, port: target.port ?? (wrote443 ? 443 : nil))
     }
 

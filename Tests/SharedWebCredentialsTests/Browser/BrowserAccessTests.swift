@@ -162,46 +162,6 @@ struct BrowserAccessTests {
         }
     }
 
-    @Test("the page-to-site rule over many generated URLs: a scheme and a host never get another's site or index")
-    func siteRuleProperty() throws {
-        var random = SeededGenerator(seed: 49)
-        let hosts = ["plain.test", "Plain.Test", "shop.example", "a.shop.example", "xn--bcher-kva.example"]
-        let ports: [Int?] = [nil, 80, 443, 8080, 8443, 1]
-        let users = ["", "user@", "user:pw@"]
-        for _ in 0..<2000 {
-            let scheme = ["https", "http", "HTTP", "ftp"].randomElement(using: &random)!
-            let host = hosts.randomElement(using: &random)!
-            let port = ports.randomElement(using: &random)!
-            let user = users.randomElement(using: &random)!
-            let url = "\(scheme)://\(user)\(host)\(port.map { ":\($0)" } ?? "")/path"
-            let allowsHTTP = Bool.random(using: &random)
-            guard let site = BrowserAccess.site(of: url, allowsHTTP: allowsHTTP) else {
-                #expect(
-                    !user.isEmpty || scheme == "ftp" || (scheme.lowercased() == "http" && !allowsHTTP),
-                    "\(url) refused")
-                continue
-            }
-            #expect(user.isEmpty && scheme != "ftp", "\(url) got a site")
-            #expect(site.scheme.rawValue == scheme.lowercased(), "\(url): \(site)")
-            #expect(site.host == host.lowercased(), "\(url): \(site)")
-            let defaultPort = site.scheme.defaultPort
-            #expect(site.port == (port == defaultPort ? nil : port), "\(url): \(site)")
-        }
-        // The same server, port and account under the two schemes: two blind indexes each, so
-        // two credentials, whichever port (443 included) the http one is on.
-        let pairs = (0..<200).map { _ in
-            (hosts.randomElement(using: &random)!.lowercased(), ports.randomElement(using: &random)!)
-        }
-        try vault.read { _, keys in
-            for (host, port) in pairs {
-                let https = try CredentialKey(server: host, port: port, scheme: .https)
-                let http = try CredentialKey(server: host, port: port, scheme: .http)
-                #expect(keys.serverIndex(https) != keys.serverIndex(http), "\(host) \(port ?? 0)")
-                #expect(keys.accountIndex(https, account: "a") != keys.accountIndex(http, account: "a"))
-            }
-        }
-    }
-
     @Test("sites that share a sign-in (Apple's groups) share their credentials with a page")
     func sharedGroups() async throws {
         #expect(SharedCredentialGroups.domains(sharingCredentialsWith: "3docean.net").contains("envato.com"))
