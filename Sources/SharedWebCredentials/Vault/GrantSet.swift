@@ -106,11 +106,24 @@ enum GrantSet {
 
     /// The members, checked against the stored sum: throws `.integrityFailure` when the sum is
     /// missing, its MAC fails, or the members are not those it sums (one was put back, inserted
-    /// or deleted behind swcred's back). O(members).
-    static func verifiedMembers(_ db: any StoreReader, keys: VaultKeys, path: String) throws -> Set<[UInt8]> {
+    /// or deleted behind swcred's back). O(members) to read; given members already checked
+    /// against an earlier sum (`known`), only the elements of the members that differ from them
+    /// are computed: the sum of the rest is the earlier one.
+    static func verifiedMembers(
+        _ db: any StoreReader, keys: VaultKeys, path: String,
+        known: (sum: MultisetSum, members: Set<[UInt8]>)? = nil
+    ) throws -> Set<[UInt8]> {
         let stored = try loadSum(db, keys: keys, path: path)
         let members = try memberRows(db)
-        guard sum(of: members, keys: keys).matches(stored) else { throw mismatch(path) }
+        var computed: MultisetSum
+        if let known {
+            computed = known.sum
+            for mac in members.subtracting(known.members) { computed.insert(element(of: mac, keys: keys)) }
+            for mac in known.members.subtracting(members) { computed.remove(element(of: mac, keys: keys)) }
+        } else {
+            computed = sum(of: members, keys: keys)
+        }
+        guard computed.matches(stored) else { throw mismatch(path) }
         return members
     }
 
@@ -239,10 +252,14 @@ enum GrantCheck {
         let state = try sealedState(db, keys: keys, path: path)
         guard let sealedSum = state.grantTag else { throw GrantSet.mismatch(path) }
         let members: Set<[UInt8]>
-        if let known = verified.withLock({ $0[path] }), known.keyID == keys.keyID, known.sum == sealedSum {
+        let known = verified.withLock { $0[path] }.flatMap { $0.keyID == keys.keyID ? $0 : nil }
+        if let known, known.sum == sealedSum {
             members = known.members
         } else {
-            members = try GrantSet.verifiedMembers(db, keys: keys, path: path)
+            // Another process changed the set: what this one checked before is the start.
+            members = try GrantSet.verifiedMembers(
+                db, keys: keys, path: path,
+                known: known.flatMap { known in MultisetSum(bytes: known.sum).map { ($0, known.members) } })
             verified.withLock { $0[path] = Verified(keyID: keys.keyID, sum: sealedSum, members: members) }
         }
         guard let mac, members.contains(mac) else {

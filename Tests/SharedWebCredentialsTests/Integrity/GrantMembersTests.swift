@@ -57,6 +57,37 @@ extension GrantRollbackTests {
         #expect(details.contains { $0.contains("members did not match their sealed sum") }, "\(details)")
     }
 
+    @Test(
+        "a handle that did not make a change checks the members again from the ones it had: a change another made is taken, a member row put back is not"
+    )
+    func membersCheckedAgainByDifference() throws {
+        let directory = try TemporaryDirectory()
+        let (vault, writer) = try makeVault(.sqlite, in: directory)
+        let kept = try vault.appTokens.create(app: Self.app, permissions: [.request], consent: .none, expiresAt: nil)
+        let revoked = try vault.appTokens.create(app: Self.app, permissions: [.request], consent: .none, expiresAt: nil)
+        // Another location of the same file: its own checked members, as another process has.
+        let link = directory.path("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: vault.path)
+        let other = try VaultTestSupport.open(link)
+        #expect(try other.appTokens.authenticate(revoked.token).app == Self.app)
+
+        let row = try writer.copy("app_tokens", where: "id = '\(revoked.record.id)'")
+        let member = try writer.copy(
+            "grant_members", where: "mac = (SELECT mac FROM app_tokens WHERE id = '\(revoked.record.id)')")
+        try vault.appTokens.revoke(id: revoked.record.id)
+        let added = try vault.appTokens.create(app: Self.app, permissions: [.add], consent: .none, expiresAt: nil)
+        #expect(try other.appTokens.authenticate(kept.token).app == Self.app)
+        #expect(try other.appTokens.authenticate(added.token).app == Self.app)
+        #expect(failure { _ = try other.appTokens.authenticate(revoked.token) }?.code == .vaultLocked)
+
+        // Put back with its member row, then one more change: the other handle's check of the
+        // difference finds a member the sum does not hold, and grants nothing.
+        for statement in row + member { try writer.execute(statement) }
+        _ = try vault.appTokens.create(app: Self.app, permissions: [.add], consent: .none, expiresAt: nil)
+        #expect(failure { _ = try other.appTokens.authenticate(kept.token) }?.code == .integrityFailure)
+        #expect(failure { _ = try other.appTokens.authenticate(revoked.token) }?.code == .integrityFailure)
+    }
+
     @Test("a table owner's trigger that keeps a member row swcred deletes makes the set fail closed, not grant")
     func memberDeletionKeptByTrigger() throws {
         let directory = try TemporaryDirectory()

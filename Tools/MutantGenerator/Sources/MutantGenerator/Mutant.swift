@@ -43,6 +43,8 @@ enum MutationOperator: String, CaseIterable {
     case integerMinusOne = "integer-minus-one"
     /// A returned array, set, dictionary or `Data` replaced by an empty one.
     case returnEmptied = "return-emptied"
+    /// An argument that is a plain name replaced by another name in scope (``ReplacedArguments``).
+    case argumentReplaced = "argument-replaced"
 }
 
 extension Array where Element == Mutant {

@@ -45,6 +45,15 @@ final class MutationFinder: SyntaxVisitor {
         return .visitChildren
     }
 
+    override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
+        for argument in node.arguments {
+            for name in ReplacedArguments.candidates(for: argument, in: node) {
+                add(.argumentReplaced, argument.expression, name)
+            }
+        }
+        return .visitChildren
+    }
+
     override func visit(_ node: ConditionElementSyntax) -> SyntaxVisitorContinueKind {
         guard case .expression(let condition) = node.condition else { return .visitChildren }
         let text = condition.trimmedDescription
