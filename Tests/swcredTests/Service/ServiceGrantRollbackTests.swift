@@ -103,6 +103,34 @@ struct ServiceGrantRollbackTests {
         }
     }
 
+    @Test(
+        "the sealed state read with a request's token is checked: a seal edited while the service runs refuses the next request"
+    )
+    func sealEditedUnderRequest() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            let writer = try fixture.token(["--allow", "add"])
+            let saved = try fixture.call(
+                "PUT", "/v1/credentials", token: writer,
+                json: ["domain": "shop.example", "account": "alice", "password": "Pw-alice-1"])
+            #expect(saved.status == 200, "\(saved.text)")
+            let reader = try fixture.token(["--allow", "request"])
+            let before = try fixture.call(
+                "POST", "/v1/credentials/request", token: reader, json: ["domain": "shop.example"])
+            #expect(before.status == 200, "\(before.text)")
+
+            // The seal zeroed: the state read in the token's own statement must be checked, not
+            // taken as read.
+            _ = try sqlite3(fixture.gated.vaultPath, "UPDATE vault_meta SET state_seal = zeroblob(32);")
+            let after = try fixture.call(
+                "POST", "/v1/credentials/request", token: reader, json: ["domain": "shop.example"])
+            #expect(after.status == 500, "\(after.text)")
+            #expect(!after.text.contains("Pw-alice-1"), "\(after.text)")
+            let log = try fixture.running.log
+            #expect(log.contains("sealed state"), "\(log)")
+        }
+    }
+
     @Test("a trigger planted while the service runs puts nothing back: the next write fails closed and verify names it")
     func triggerPlanted() async throws {
         try await ServiceFixture.with { fixture in
