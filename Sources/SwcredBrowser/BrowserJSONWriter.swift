@@ -51,15 +51,18 @@ enum BrowserJSONWriter {
     }
 
     private static func byteCount(of string: String) -> Int {
-        var count = 2
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): count += 2
-            case 0..<0x20: count += 6
-            default: count += 1
+        var string = string
+        return string.withUTF8 { bytes in
+            bytes.reduce(2 + bytes.count) { count, byte in
+                needsEscape(byte) ? count + (byte < 0x20 ? 5 : 1) : count
             }
         }
-        return count
+    }
+
+    /// Whether JSON requires `byte` escaped in a string: the quotation mark, the backslash and
+    /// the control characters (UTF-8 bytes of other characters are all 0x80 or above).
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     private static func write(_ value: BrowserJSONValue, to output: inout [UInt8]) {
@@ -88,18 +91,24 @@ enum BrowserJSONWriter {
 
     private static func write(_ string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                output.append(UInt8(ascii: "\\"))
-                output.append(byte)
-            case 0..<0x20:
-                output.append(contentsOf: "\\u00".utf8)
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
-            default:
-                output.append(byte)
+        var string = string
+        string.withUTF8 { bytes in
+            // Runs of bytes that need no escape are copied whole.
+            var runStart = 0
+            for index in bytes.indices where needsEscape(bytes[index]) {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                let byte = bytes[index]
+                if byte < 0x20 {
+                    output.append(contentsOf: "\\u00".utf8)
+                    output.append(hexDigits[Int(byte >> 4)])
+                    output.append(hexDigits[Int(byte & 0x0F)])
+                } else {
+                    output.append(UInt8(ascii: "\\"))
+                    output.append(byte)
+                }
+                runStart = index + 1
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
         output.append(UInt8(ascii: "\""))
     }
