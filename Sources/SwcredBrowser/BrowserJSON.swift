@@ -89,12 +89,3 @@ public struct BrowserJSONObject: @unchecked Sendable {
         return "not valid JSON"
     }
 }
-
-/// Serialises a reply object as compact JSON with sorted keys.
-enum BrowserJSONWriter {
-    static func data(_ object: [String: Any]) -> [UInt8] {
-        // Only strings, integers, arrays, dictionaries and NSNull are ever put in a reply, all of
-        // which JSONSerialization writes.
-        [UInt8](try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-    }
-}

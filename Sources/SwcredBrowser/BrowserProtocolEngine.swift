@@ -51,7 +51,7 @@ public actor BrowserProtocolEngine {
     /// The unsolicited notice that the vault locked: `{"action":"database-locked"}`.
     public static func notice(_ action: BrowserAction) -> [UInt8] {
         precondition(action == .databaseLocked || action == .databaseUnlocked, "\(action) is no notice")
-        return BrowserJSONWriter.data(["action": action.rawValue])
+        return BrowserJSONWriter.data(["action": .string(action.rawValue)])
     }
 
     /// Whether a key exchange (`change-public-keys`) has made a session on this connection.
@@ -188,9 +188,9 @@ public actor BrowserProtocolEngine {
             }
         }
         clients[clientID] = Client(crypto: crypto, association: nil)
-        let reply: [String: Any] = [
-            "action": action, "version": Self.protocolVersion, "publicKey": crypto.hostPublicKeyBase64,
-            "nonce": responseNonce.base64, "success": "true",
+        let reply: [String: BrowserJSONValue] = [
+            "action": .string(action), "version": .string(Self.protocolVersion),
+            "publicKey": .string(crypto.hostPublicKeyBase64), "nonce": .string(responseNonce.base64), "success": "true",
         ]
         return BrowserEngineOutcome(reply: BrowserJSONWriter.data(reply), refusal: nil)
     }
@@ -203,11 +203,11 @@ public actor BrowserProtocolEngine {
     private func answer(
         _ action: BrowserAction, request: BrowserJSONObject, clientID: String, session: BrowserCryptoSession
     ) async throws
-        -> [String: Any]
+        -> [String: BrowserJSONValue]
     {
         switch action {
         case .getDatabaseHash:
-            return ["hash": try await hash()]
+            return ["hash": .string(try await hash())]
         case .associate:
             let associate = try AssociateRequest(request)
             guard Self.equalKeys(associate.key, Data(session.clientPublicKey).base64EncodedString()) else {
@@ -221,7 +221,7 @@ public actor BrowserProtocolEngine {
             setAssociation(
                 BrowserSessionAssociation(id: id, identificationKey: associate.identificationKey), clientID: clientID,
                 session: session)
-            return ["hash": hash, "id": id]
+            return ["hash": .string(hash), "id": .string(id)]
         case .testAssociate:
             let test = try TestAssociateRequest(request)
             let hash = try await hash()
@@ -232,7 +232,7 @@ public actor BrowserProtocolEngine {
             setAssociation(
                 BrowserSessionAssociation(id: test.id, identificationKey: test.key), clientID: clientID,
                 session: session)
-            return ["hash": hash, "id": test.id]
+            return ["hash": .string(hash), "id": .string(test.id)]
         case .getLogins:
             let query = try GetLoginsRequest(request)
             let association = try associationOf(clientID, session: session)
@@ -240,21 +240,24 @@ public actor BrowserProtocolEngine {
             let logins = try await vault.logins(
                 association: association, url: query.url, submitURL: query.submitURL, httpAuth: query.httpAuth)
             guard !logins.isEmpty else { throw BrowserRefusal.noLogins }
-            return ["count": logins.count, "entries": logins.map(Self.entry), "hash": hash, "id": association.id]
+            return [
+                "count": .integer(logins.count), "entries": .array(logins.map(Self.entry)), "hash": .string(hash),
+                "id": .string(association.id),
+            ]
         case .setLogin:
             let change = try SetLoginRequest(request)
             let association = try associationOf(clientID, session: session)
             let hash = try await hash()
             try await vault.setLogin(association: association, change)
-            return ["count": NSNull(), "entries": NSNull(), "error": "success", "hash": hash]
+            return ["count": nil, "entries": nil, "error": "success", "hash": .string(hash)]
         case .generatePassword:
             let generate = try GeneratePasswordRequest(request)
             let association = try associationOf(clientID, session: session)
-            return ["password": try await vault.generatePassword(association: association, url: generate.url)]
+            return ["password": .string(try await vault.generatePassword(association: association, url: generate.url))]
         case .getTOTP:
             let totp = try GetTOTPRequest(request)
             let association = try associationOf(clientID, session: session)
-            return ["totp": try await vault.totp(association: association, uuid: totp.uuid)]
+            return ["totp": .string(try await vault.totp(association: association, uuid: totp.uuid))]
         case .lockDatabase:
             let association = try associationOf(clientID, session: session)
             try await vault.lock(association: association)
@@ -286,16 +289,16 @@ public actor BrowserProtocolEngine {
         return association
     }
 
-    private static func entry(_ login: BrowserLogin) -> [String: Any] {
-        var entry: [String: Any] = [
-            "login": login.login, "name": login.name, "password": login.password, "uuid": login.uuid,
-            "group": login.group, "stringFields": [Any](),
+    private static func entry(_ login: BrowserLogin) -> BrowserJSONValue {
+        var entry: [String: BrowserJSONValue] = [
+            "login": .string(login.login), "name": .string(login.name), "password": .string(login.password),
+            "uuid": .string(login.uuid), "group": .string(login.group), "stringFields": [],
         ]
         // KeePassXC puts the otpauth URI here; the extension only tests that the member is there
         // and then asks get-totp for the code, so the secret stays in the vault.
         if login.hasTOTP { entry["totp"] = "otpauth" }
         if login.expired { entry["expired"] = "true" }
-        return entry
+        return .object(entry)
     }
 
     /// Compares two base64 keys by their bytes, in constant time for equal lengths.
@@ -309,20 +312,22 @@ public actor BrowserProtocolEngine {
     // MARK: - Replies
 
     private func reply(
-        action: String, fields: [String: Any], requestNonce: BrowserNonce, session: BrowserCryptoSession
+        action: String, fields: [String: BrowserJSONValue], requestNonce: BrowserNonce, session: BrowserCryptoSession
     )
         -> BrowserEngineOutcome
     {
         let responseNonce = requestNonce.incremented()
         var message = fields
-        message["version"] = Self.protocolVersion
+        message["version"] = .string(Self.protocolVersion)
         message["success"] = "true"
-        message["nonce"] = responseNonce.base64
+        message["nonce"] = .string(responseNonce.base64)
         var plaintext = BrowserJSONWriter.data(message)
         defer { sodium_memzero(&plaintext, plaintext.count) }
         do {
             let box = try session.seal(plaintext, nonce: responseNonce)
-            let reply: [String: Any] = ["action": action, "message": box, "nonce": responseNonce.base64]
+            let reply: [String: BrowserJSONValue] = [
+                "action": .string(action), "message": .string(box), "nonce": .string(responseNonce.base64),
+            ]
             return BrowserEngineOutcome(reply: BrowserJSONWriter.data(reply), refusal: nil)
         } catch {
             let reply = Self.errorReply(action: action, code: .cannotEncryptMessage, requestID: nil)
@@ -339,8 +344,10 @@ public actor BrowserProtocolEngine {
     /// KeePassXC's error reply: `{"action", "errorCode": "<n>", "error": "<text>"}`, in the clear,
     /// with the request's `requestID` when it had one (the extension matches errors by it).
     static func errorReply(action: String, code: BrowserErrorCode, requestID: String?) -> [UInt8] {
-        var reply: [String: Any] = ["action": action, "errorCode": String(code.rawValue), "error": code.text]
-        if let requestID { reply["requestID"] = requestID }
+        var reply: [String: BrowserJSONValue] = [
+            "action": .string(action), "errorCode": .string(String(code.rawValue)), "error": .string(code.text),
+        ]
+        if let requestID { reply["requestID"] = .string(requestID) }
         return BrowserJSONWriter.data(reply)
     }
 }

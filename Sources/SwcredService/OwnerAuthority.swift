@@ -115,11 +115,7 @@ final class OwnerAuthority: Sendable {
     /// Checks the request's `Authorization: Bearer owner_…` header against the live sessions, in
     /// constant time for each; a session of an earlier unlock is dead.
     func requireSession(authorization: String?) throws(APIError) {
-        guard let authorization else {
-            throw Self.invalidSession(
-                "the consent routes are the vault owner's: prove it with `swcred consent`, which answers the service's challenge with a key derived from the passphrase"
-            )
-        }
+        guard let authorization else { throw Self.missingSession }
         guard authorization.count > 7, authorization.prefix(7).lowercased() == "bearer ",
             authorization.dropFirst(7).hasPrefix(Self.sessionPrefix),
             let secret = OwnerProof.bytes(fromText: authorization.dropFirst(7 + Self.sessionPrefix.count)),
@@ -144,6 +140,13 @@ final class OwnerAuthority: Sendable {
             )
         }
     }
+
+    /// The answer to a consent route asked without any `Authorization`: 401, as HTTP answers a
+    /// request that brings no credential, wherever it comes from (the middleware answers it before
+    /// it refuses TCP and other uids, which bring a credential in vain, with 403 owner-only).
+    static let missingSession = invalidSession(
+        "the consent routes are the vault owner's, on the service's Unix socket only: prove it with `swcred consent` on the service's machine, as its user, which answers the service's challenge with a key derived from the passphrase"
+    )
 
     private static func invalidSession(_ message: String) -> APIError {
         APIError(status: .unauthorized, code: "invalid-owner-session", message: message)

@@ -26,6 +26,9 @@ struct ServiceMiddleware: RouterMiddleware {
         "/v1/owner/session",
     ]
 
+    /// The owner's routes that take an owner session (`security: ownerSession` in API/openapi.yaml).
+    static let ownerSessionRoutes: Set<String> = ["/v1/consent/next", "/v1/consent/answer"]
+
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
@@ -91,8 +94,10 @@ struct ServiceMiddleware: RouterMiddleware {
 
     /// Refuses an owner's route on TCP, to a peer of another uid (`--allow-uid` admits apps, never
     /// owners), and to a request with any credential but an owner session (an app token, above
-    /// all: an app is never the owner).
+    /// all: an app is never the owner). A consent route asked with no credential at all is 401
+    /// first, wherever it comes from, as HTTP answers a request without authentication.
     private func requireOwnerPeer(_ peer: PeerCredentials?, route: String, authorization: String?) throws {
+        if authorization == nil, Self.ownerSessionRoutes.contains(route) { throw OwnerAuthority.missingSession }
         guard let peer else {
             throw APIError(
                 status: .forbidden, code: "owner-only",

@@ -312,7 +312,7 @@ extension Components {
                 ])
             }
         }
-        /// style goes without rules and without domain: the rules, or the site's, choose the style; a body with style and either is refused (invalid-input). (JSON Schema's `not` would say so, but swift-openapi-generator drops a schema that uses it.)
+        /// style goes without rules and without domain: the rules, or the site's, choose the style; a body with style and either is refused (invalid-input), as dependentSchemas says (swift-openapi-generator ignores the keyword; the service checks it and names the member).
         ///
         /// - Remark: Generated from `#/components/schemas/Generate`.
         package struct Generate: Codable, Hashable, Sendable {
@@ -922,10 +922,26 @@ extension Components {
                 ])
             }
         }
-        /// Unpadded base64url (RFC 4648 section 5), as WebAuthn's JSON forms write binary values.
+        /// Unpadded base64url (RFC 4648 section 5), as WebAuthn's JSON forms write binary values, in its one canonical form: no length of 1 modulo 4, and the bits of the last character that no byte uses are zero (so that one value has one spelling).
         ///
         /// - Remark: Generated from `#/components/schemas/Base64URL`.
         package typealias Base64URL = Swift.String
+        /// The relying party's challenge: canonical Base64URL of at least 16 bytes (22 characters), as WebAuthn asks (section 13.4.3); a shorter one is refused (NotAllowedError).
+        ///
+        /// - Remark: Generated from `#/components/schemas/WebAuthnChallenge`.
+        package typealias WebAuthnChallenge = Swift.String
+        /// The user handle, canonical Base64URL of 1 to 64 bytes (2 to 86 characters).
+        ///
+        /// - Remark: Generated from `#/components/schemas/WebAuthnUserHandle`.
+        package typealias WebAuthnUserHandle = Swift.String
+        /// A domain name of at least two labels, as Domain but without a port; upper case is read as lower case. A public suffix (Public Suffix List: com, co.uk, github.io) is refused (SecurityError), which no pattern can say.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RelyingPartyID`.
+        package typealias RelyingPartyID = Swift.String
+        /// WebAuthn's extension inputs; swcred ignores them.
+        ///
+        /// - Remark: Generated from `#/components/schemas/WebAuthnExtensions`.
+        package typealias WebAuthnExtensions = OpenAPIRuntime.OpenAPIObjectContainer
         /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialDescriptorJSON`.
         package struct PublicKeyCredentialDescriptorJSON: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialDescriptorJSON/type`.
@@ -982,7 +998,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/rp`.
             package struct RpPayload: Codable, Hashable, Sendable {
                 /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/rp/id`.
-                package var id: Swift.String
+                package var id: Components.Schemas.RelyingPartyID
                 /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/rp/name`.
                 package var name: Swift.String
                 /// Creates a new `RpPayload`.
@@ -991,7 +1007,7 @@ extension Components {
                 ///   - id:
                 ///   - name:
                 package init(
-                    id: Swift.String,
+                    id: Components.Schemas.RelyingPartyID,
                     name: Swift.String
                 ) {
                     self.id = id
@@ -1004,7 +1020,7 @@ extension Components {
                 package init(from decoder: any Swift.Decoder) throws {
                     let container = try decoder.container(keyedBy: CodingKeys.self)
                     self.id = try container.decode(
-                        Swift.String.self,
+                        Components.Schemas.RelyingPartyID.self,
                         forKey: .id
                     )
                     self.name = try container.decode(
@@ -1022,7 +1038,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/user`.
             package struct UserPayload: Codable, Hashable, Sendable {
                 /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/user/id`.
-                package var id: Components.Schemas.Base64URL
+                package var id: Components.Schemas.WebAuthnUserHandle
                 /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/user/name`.
                 package var name: Swift.String
                 /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/user/displayName`.
@@ -1034,7 +1050,7 @@ extension Components {
                 ///   - name:
                 ///   - displayName:
                 package init(
-                    id: Components.Schemas.Base64URL,
+                    id: Components.Schemas.WebAuthnUserHandle,
                     name: Swift.String,
                     displayName: Swift.String
                 ) {
@@ -1050,7 +1066,7 @@ extension Components {
                 package init(from decoder: any Swift.Decoder) throws {
                     let container = try decoder.container(keyedBy: CodingKeys.self)
                     self.id = try container.decode(
-                        Components.Schemas.Base64URL.self,
+                        Components.Schemas.WebAuthnUserHandle.self,
                         forKey: .id
                     )
                     self.name = try container.decode(
@@ -1071,7 +1087,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/user`.
             package var user: Components.Schemas.PublicKeyCredentialCreationOptionsJSON.UserPayload
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/challenge`.
-            package var challenge: Components.Schemas.Base64URL
+            package var challenge: Components.Schemas.WebAuthnChallenge
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/PubKeyCredParamsPayload`.
             package struct PubKeyCredParamsPayloadPayload: Codable, Hashable, Sendable {
                 /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/PubKeyCredParamsPayload/type`.
@@ -1110,8 +1126,12 @@ extension Components {
                     ])
                 }
             }
+            /// Empty (ES256 and RS256, as WebAuthn says), or naming at least one algorithm swcred makes keys for with type public-key: ES256 (-7) or EdDSA (-8); the first of those is used and every other entry skipped. Otherwise NotSupportedError.
+            ///
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/pubKeyCredParams`.
             package typealias PubKeyCredParamsPayload = [Components.Schemas.PublicKeyCredentialCreationOptionsJSON.PubKeyCredParamsPayloadPayload]
+            /// Empty (ES256 and RS256, as WebAuthn says), or naming at least one algorithm swcred makes keys for with type public-key: ES256 (-7) or EdDSA (-8); the first of those is used and every other entry skipped. Otherwise NotSupportedError.
+            ///
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/pubKeyCredParams`.
             package var pubKeyCredParams: Components.Schemas.PublicKeyCredentialCreationOptionsJSON.PubKeyCredParamsPayload
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/timeout`.
@@ -1187,14 +1207,14 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/attestationFormats`.
             package var attestationFormats: [Swift.String]?
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialCreationOptionsJSON/extensions`.
-            package var extensions: OpenAPIRuntime.OpenAPIObjectContainer?
+            package var extensions: Components.Schemas.WebAuthnExtensions?
             /// Creates a new `PublicKeyCredentialCreationOptionsJSON`.
             ///
             /// - Parameters:
             ///   - rp:
             ///   - user:
             ///   - challenge:
-            ///   - pubKeyCredParams:
+            ///   - pubKeyCredParams: Empty (ES256 and RS256, as WebAuthn says), or naming at least one algorithm swcred makes keys for with type public-key: ES256 (-7) or EdDSA (-8); the first of those is used and every other entry skipped. Otherwise NotSupportedError.
             ///   - timeout:
             ///   - excludeCredentials:
             ///   - authenticatorSelection:
@@ -1205,7 +1225,7 @@ extension Components {
             package init(
                 rp: Components.Schemas.PublicKeyCredentialCreationOptionsJSON.RpPayload,
                 user: Components.Schemas.PublicKeyCredentialCreationOptionsJSON.UserPayload,
-                challenge: Components.Schemas.Base64URL,
+                challenge: Components.Schemas.WebAuthnChallenge,
                 pubKeyCredParams: Components.Schemas.PublicKeyCredentialCreationOptionsJSON.PubKeyCredParamsPayload,
                 timeout: Swift.Int? = nil,
                 excludeCredentials: [Components.Schemas.PublicKeyCredentialDescriptorJSON]? = nil,
@@ -1213,7 +1233,7 @@ extension Components {
                 hints: [Swift.String]? = nil,
                 attestation: Swift.String? = nil,
                 attestationFormats: [Swift.String]? = nil,
-                extensions: OpenAPIRuntime.OpenAPIObjectContainer? = nil
+                extensions: Components.Schemas.WebAuthnExtensions? = nil
             ) {
                 self.rp = rp
                 self.user = user
@@ -1251,7 +1271,7 @@ extension Components {
                     forKey: .user
                 )
                 self.challenge = try container.decode(
-                    Components.Schemas.Base64URL.self,
+                    Components.Schemas.WebAuthnChallenge.self,
                     forKey: .challenge
                 )
                 self.pubKeyCredParams = try container.decode(
@@ -1283,7 +1303,7 @@ extension Components {
                     forKey: .attestationFormats
                 )
                 self.extensions = try container.decodeIfPresent(
-                    OpenAPIRuntime.OpenAPIObjectContainer.self,
+                    Components.Schemas.WebAuthnExtensions.self,
                     forKey: .extensions
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
@@ -1306,11 +1326,11 @@ extension Components {
         /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON`.
         package struct PublicKeyCredentialRequestOptionsJSON: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/challenge`.
-            package var challenge: Components.Schemas.Base64URL
+            package var challenge: Components.Schemas.WebAuthnChallenge
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/timeout`.
             package var timeout: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/rpId`.
-            package var rpId: Swift.String
+            package var rpId: Components.Schemas.RelyingPartyID
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/allowCredentials`.
             package var allowCredentials: [Components.Schemas.PublicKeyCredentialDescriptorJSON]?
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/userVerification`.
@@ -1318,7 +1338,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/hints`.
             package var hints: [Swift.String]?
             /// - Remark: Generated from `#/components/schemas/PublicKeyCredentialRequestOptionsJSON/extensions`.
-            package var extensions: OpenAPIRuntime.OpenAPIObjectContainer?
+            package var extensions: Components.Schemas.WebAuthnExtensions?
             /// Creates a new `PublicKeyCredentialRequestOptionsJSON`.
             ///
             /// - Parameters:
@@ -1330,13 +1350,13 @@ extension Components {
             ///   - hints:
             ///   - extensions:
             package init(
-                challenge: Components.Schemas.Base64URL,
+                challenge: Components.Schemas.WebAuthnChallenge,
                 timeout: Swift.Int? = nil,
-                rpId: Swift.String,
+                rpId: Components.Schemas.RelyingPartyID,
                 allowCredentials: [Components.Schemas.PublicKeyCredentialDescriptorJSON]? = nil,
                 userVerification: Swift.String? = nil,
                 hints: [Swift.String]? = nil,
-                extensions: OpenAPIRuntime.OpenAPIObjectContainer? = nil
+                extensions: Components.Schemas.WebAuthnExtensions? = nil
             ) {
                 self.challenge = challenge
                 self.timeout = timeout
@@ -1358,7 +1378,7 @@ extension Components {
             package init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
                 self.challenge = try container.decode(
-                    Components.Schemas.Base64URL.self,
+                    Components.Schemas.WebAuthnChallenge.self,
                     forKey: .challenge
                 )
                 self.timeout = try container.decodeIfPresent(
@@ -1366,7 +1386,7 @@ extension Components {
                     forKey: .timeout
                 )
                 self.rpId = try container.decode(
-                    Swift.String.self,
+                    Components.Schemas.RelyingPartyID.self,
                     forKey: .rpId
                 )
                 self.allowCredentials = try container.decodeIfPresent(
@@ -1382,7 +1402,7 @@ extension Components {
                     forKey: .hints
                 )
                 self.extensions = try container.decodeIfPresent(
-                    OpenAPIRuntime.OpenAPIObjectContainer.self,
+                    Components.Schemas.WebAuthnExtensions.self,
                     forKey: .extensions
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [

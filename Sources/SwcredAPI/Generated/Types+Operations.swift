@@ -230,7 +230,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP, or with an app token (owner-only; a consent route asked without Authorization is 401 first), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//metrics/get(metrics)/responses/403`.
             ///
@@ -426,7 +426,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP, or with an app token (owner-only; a consent route asked without Authorization is 401 first), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/credentials/request/post(requestCredentials)/responses/403`.
             ///
@@ -754,7 +754,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP, or with an app token (owner-only; a consent route asked without Authorization is 401 first), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/credentials/put(saveCredential)/responses/403`.
             ///
@@ -1082,7 +1082,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP, or with an app token (owner-only; a consent route asked without Authorization is 401 first), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/credentials/delete(deleteCredential)/responses/403`.
             ///
@@ -1387,7 +1387,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP, or with an app token (owner-only; a consent route asked without Authorization is 401 first), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/passwords/generate/post(generatePasswords)/responses/403`.
             ///
@@ -1692,7 +1692,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP, or with an app token (owner-only; a consent route asked without Authorization is 401 first), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/passkeys/create/post(createPasskey)/responses/403`.
             ///
@@ -1997,7 +1997,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP, or with an app token (owner-only; a consent route asked without Authorization is 401 first), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/passkeys/get/post(getPasskey)/responses/403`.
             ///
@@ -2467,7 +2467,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP, or with an app token (owner-only; a consent route asked without Authorization is 401 first), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/lock/post(lock)/responses/403`.
             ///
@@ -2657,7 +2657,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP, or with an app token (owner-only; a consent route asked without Authorization is 401 first), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/unlock/post(unlock)/responses/403`.
             ///
@@ -2960,7 +2960,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Missing, malformed, wrong or expired owner session, or an app token where the owner's is needed (invalid-owner-session).
+            /// Missing (on any listener and from any uid: a request without Authorization is 401, as HTTP says), malformed, wrong or expired owner session (invalid-owner-session); any other credential, an app token above all, is 403 owner-only.
             ///
             /// - Remark: Generated from `#/paths//v1/consent/next/get(nextConsentRequest)/responses/401`.
             ///
@@ -2983,7 +2983,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP, or with an app token (owner-only; a consent route asked without Authorization is 401 first), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/consent/next/get(nextConsentRequest)/responses/403`.
             ///
@@ -3196,7 +3196,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Missing, malformed, wrong or expired owner session, or an app token where the owner's is needed (invalid-owner-session).
+            /// Missing (on any listener and from any uid: a request without Authorization is 401, as HTTP says), malformed, wrong or expired owner session (invalid-owner-session); any other credential, an app token above all, is 403 owner-only.
             ///
             /// - Remark: Generated from `#/paths//v1/consent/answer/post(answerConsentRequest)/responses/401`.
             ///
@@ -3219,7 +3219,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP, or with an app token (owner-only; a consent route asked without Authorization is 401 first), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/consent/answer/post(answerConsentRequest)/responses/403`.
             ///
@@ -3467,7 +3467,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP, or with an app token (owner-only; a consent route asked without Authorization is 401 first), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/owner/challenge/post(ownerChallenge)/responses/403`.
             ///
@@ -3680,7 +3680,7 @@ package enum Operations {
                     }
                 }
             }
-            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP (owner-only), or a wrong owner proof.
+            /// Not entitled, not approved, declined, permission not granted, a refused peer, an owner's route asked for by another uid or over TCP, or with an app token (owner-only; a consent route asked without Authorization is 401 first), or a wrong owner proof.
             ///
             /// - Remark: Generated from `#/paths//v1/owner/session/post(ownerSession)/responses/403`.
             ///

@@ -24,10 +24,12 @@ struct ServiceOtherUIDTests {
 
     /// `curl` on the Unix socket as `uid`: the HTTP status (0 when it could not connect) and body.
     static func curl(
-        as uid: UInt32, socket: String, _ method: String, _ path: String, body: String? = nil
+        as uid: UInt32, socket: String, _ method: String, _ path: String, body: String? = nil,
+        authorization: String? = nil
     ) throws -> (status: Int, body: String) {
         var arguments = ["-s", "--unix-socket", socket, "-X", method, "-w", "\n%{http_code}"]
         if let body { arguments += ["-H", "Content-Type: application/json", "-d", body] }
+        if let authorization { arguments += ["-H", "Authorization: \(authorization)"] }
         let result = try runAs(uid, "/usr/bin/curl", arguments + ["http://localhost\(path)"])
         let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
         return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
@@ -73,10 +75,17 @@ struct ServiceOtherUIDTests {
                 ("GET", "/v1/consent/next", nil), ("POST", "/v1/consent/answer", #"{"id": "x", "approve": true}"#),
                 ("POST", "/v1/owner/challenge", nil),
             ] {
-                let answer = try Self.curl(as: Self.allowedUID, socket: socket, method, path, body: body)
+                // A credential shaped as an owner session: the uid is refused whatever it brings.
+                let answer = try Self.curl(
+                    as: Self.allowedUID, socket: socket, method, path, body: body,
+                    authorization: "Bearer owner_" + String(repeating: "A", count: 43))
                 #expect(answer.status == 403, "\(path) as uid \(Self.allowedUID): \(answer)")
                 #expect(answer.body.contains("owner-only"), "\(path): \(answer.body)")
             }
+            let anonymous = try Self.curl(as: Self.allowedUID, socket: socket, "GET", "/v1/consent/next")
+            #expect(
+                anonymous.status == 401 && anonymous.body.contains("invalid-owner-session"),
+                "a consent route without Authorization is 401 from any uid: \(anonymous)")
             let metrics = try Self.curl(as: Self.allowedUID, socket: socket, "GET", "/metrics")
             #expect(metrics.status == 401, "metrics need a token from another uid: \(metrics)")
             try UnixHTTP.write(owner, UnixHTTP.requestBytes(method: "POST", path: "/v1/owner/challenge"))

@@ -289,7 +289,7 @@ struct ServiceOwnerBoundaryTests {
     }
 
     @Test(
-        "/metrics on the TLS listener needs a metrics token, never an app's, unless --metrics-without-token; the owner's routes are refused there"
+        "/metrics on the TLS listener needs a metrics token, never an app's, unless --metrics-without-token; the owner's routes are refused there, 401 without Authorization where they take an owner session"
     )
     func tcpListener() async throws {
         for open in [false, true] {
@@ -326,8 +326,20 @@ struct ServiceOwnerBoundaryTests {
                     ("POST", "/v1/lock"), ("POST", "/v1/unlock"), ("GET", "/v1/consent/next"),
                     ("POST", "/v1/consent/answer"), ("POST", "/v1/owner/challenge"), ("POST", "/v1/owner/session"),
                 ] {
-                    let answer = try curl(method, path)
-                    #expect(answer.hasSuffix("\n403") && answer.contains("owner-only"), "\(path) on TCP: \(answer)")
+                    // No credential at all is 401 where the route takes an owner session, as HTTP
+                    // answers a request without authentication; with one, TCP is refused as such.
+                    let anonymous = try curl(method, path)
+                    if path.hasPrefix("/v1/consent/") {
+                        #expect(
+                            anonymous.hasSuffix("\n401") && anonymous.contains("invalid-owner-session")
+                                && anonymous.contains("Unix socket only"), "\(path) on TCP: \(anonymous)")
+                    } else {
+                        #expect(
+                            anonymous.hasSuffix("\n403") && anonymous.contains("owner-only"),
+                            "\(path) on TCP: \(anonymous)")
+                    }
+                    let session = try curl(method, path, token: "owner_" + String(repeating: "A", count: 43))
+                    #expect(session.hasSuffix("\n403") && session.contains("owner-only"), "\(path) on TCP: \(session)")
                 }
             }
         }
