@@ -21,6 +21,16 @@ struct ServiceGrantRollbackTests {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// Starts the service and saves alice's password at shop.example through an app's token.
+    private func startWithAlice(_ fixture: ServiceFixture) throws {
+        try fixture.start()
+        let writer = try fixture.token(["--allow", "add"])
+        let saved = try fixture.call(
+            "PUT", "/v1/credentials", token: writer,
+            json: ["domain": "shop.example", "account": "alice", "password": "Pw-alice-1"])
+        #expect(saved.status == 200, "\(saved.text)")
+    }
+
     @Test(
         "an old vault_meta row put back after passwd or rekey cannot unlock the service that saw the change",
         arguments: [["passwd"], ["rekey"]])
@@ -62,12 +72,7 @@ struct ServiceGrantRollbackTests {
     @Test("the put-back token gets a 500 and nothing; the log and status --verify name it")
     func revokedTokenPutBack() async throws {
         try await ServiceFixture.with { fixture in
-            try fixture.start()
-            let writer = try fixture.token(["--allow", "add"])
-            let saved = try fixture.call(
-                "PUT", "/v1/credentials", token: writer,
-                json: ["domain": "shop.example", "account": "alice", "password": "Pw-alice-1"])
-            #expect(saved.status == 200, "\(saved.text)")
+            try startWithAlice(fixture)
             let (token, id) = try fixture.tokenWithID(["--allow", "request"])
             let path = fixture.gated.vaultPath
             let kept = try sqlite3(
@@ -108,12 +113,7 @@ struct ServiceGrantRollbackTests {
     )
     func sealEditedUnderRequest() async throws {
         try await ServiceFixture.with { fixture in
-            try fixture.start()
-            let writer = try fixture.token(["--allow", "add"])
-            let saved = try fixture.call(
-                "PUT", "/v1/credentials", token: writer,
-                json: ["domain": "shop.example", "account": "alice", "password": "Pw-alice-1"])
-            #expect(saved.status == 200, "\(saved.text)")
+            try startWithAlice(fixture)
             let reader = try fixture.token(["--allow", "request"])
             let before = try fixture.call(
                 "POST", "/v1/credentials/request", token: reader, json: ["domain": "shop.example"])
