@@ -9,10 +9,15 @@
 /// then made anew over the sum. Only the holder of the vault key can compute the sum, which is
 /// why this runs at unlock and not in the SQL migration.
 enum GrantListUpgrade {
+    /// Whether a stored `vault_meta.grant_set` is still a list (or anything but a sum).
+    static func isList(_ stored: [UInt8], keys: VaultKeys) -> Bool {
+        GrantSet.parseSum(stored, keys: keys) == nil
+    }
+
     /// Whether the vault in `db` still holds its grant set as a list.
-    static func isNeeded(_ db: any StoreReader, keys: VaultKeys) throws -> Bool {
+    private static func isNeeded(_ db: any StoreReader, keys: VaultKeys) throws -> Bool {
         guard let stored = try db.value("SELECT grant_set FROM vault_meta WHERE id = 1")?.blob else { return false }
-        return GrantSet.parseSum(stored, keys: keys) == nil
+        return isList(stored, keys: keys)
     }
 
     /// Runs the move inside the caller's write transaction, unless another process did it meanwhile.

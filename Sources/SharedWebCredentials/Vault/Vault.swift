@@ -211,15 +211,16 @@ public final class Vault: Sendable {
         let schema = try storage.verifySchema()
         try requireVault(schema, path: path)
         // What the vault shows of its sealed state is read with its metadata, in one transaction
-        // (a vault migrated before the seal existed shows none).
+        // (a vault migrated before the seal existed shows none), and with it the grant set's
+        // column, which says whether the set is still a list to move into members.
         let withEpoch = VaultMetadata.hasKeyEpoch(storage, schema: schema)
-        let (unlockedFrom, shown) = try storage.read { db in
-            (
+        let (unlockedFrom, shown, grantSet) = try storage.read { db in
+            let sealed =
+                withEpoch ? try db.row("SELECT \(StateSeal.columns), grant_set FROM vault_meta WHERE id = 1") : nil
+            return (
                 try VaultMetadata.read(db, path: path, withEpoch: withEpoch),
-                withEpoch
-                    ? try SealedState(
-                        unchecked: db.row("SELECT \(StateSeal.columns) FROM vault_meta WHERE id = 1"), path: path)
-                    : nil
+                try sealed.map { try SealedState(unchecked: StoreRow(Array($0.values.dropLast())), path: path) },
+                sealed?.values.last?.blob
             )
         }
         let wrappingKey = try unwrappingKey(for: unlockedFrom, secret: secret)
@@ -239,7 +240,7 @@ public final class Vault: Sendable {
             }
         }
         if schema == .outdated { try BrowserAssociationStore.endClearKeyAssociations(storage, keys: keys, path: path) }
-        if try storage.read({ db in try GrantListUpgrade.isNeeded(db, keys: keys) }) {
+        if let grantSet, GrantListUpgrade.isList(grantSet, keys: keys) {
             try storage.write { db in try GrantListUpgrade.run(db, keys: keys, path: path) }
         }
         // A vault set back behind what this process saw is refused at unlock, before any use. (A

@@ -411,15 +411,7 @@ struct ImportShapeTests {
         let huge = String(repeating: "q\"\"", count: 1_000_000)
         let path = try fixture.file("s.csv", "a,\"\(huge)\",b\nc,d\n")
         let stream = try #require(CountingInputStream(path: path, fieldLimit: limit))
-        stream.open()
-        defer { stream.close() }
-        var handed: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = stream.read(&buffer, maxLength: buffer.count)
-            if count <= 0 { break }
-            handed += buffer[..<count]
-        }
+        let handed = Self.readAll(stream)
         #expect(stream.bytesRead == 3_000_000 + 11 && stream.quoteCount % 2 == 0 && stream.endsWithLineBreak)
         #expect(handed.count <= limit + 10)
         let text = String(decoding: handed, as: UTF8.self)
@@ -435,15 +427,7 @@ struct ImportShapeTests {
         let commas = String(repeating: ",", count: 1_000_000)
         let path = try fixture.file("r.csv", "a,\"q,\"\"\n\"\(commas)\nc,d\n")
         let stream = try #require(CountingInputStream(path: path, fieldLimit: 100))
-        stream.open()
-        defer { stream.close() }
-        var handed: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = stream.read(&buffer, maxLength: buffer.count)
-            if count <= 0 { break }
-            handed += buffer[..<count]
-        }
+        let handed = Self.readAll(stream)
         let text = String(decoding: handed, as: UTF8.self)
         // The quoted field's comma and line break are inside it, not delimiters.
         #expect(text.hasPrefix("a,\"q,\"\"\n\","), "\(text.prefix(20))")
@@ -541,5 +525,19 @@ struct ImportShapeTests {
             #expect(error?.message.contains("limit of \(limit) bytes") == true)
         }
         #expect(try fixture.vault.credentials.count() == 1)
+    }
+
+    /// Every byte `stream` hands on, read 4 KB at a time as CSV.swift reads it.
+    private static func readAll(_ stream: CountingInputStream) -> [UInt8] {
+        stream.open()
+        defer { stream.close() }
+        var handed: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = stream.read(&buffer, maxLength: buffer.count)
+            if count <= 0 { break }
+            handed += buffer[..<count]
+        }
+        return handed
     }
 }
