@@ -35,10 +35,12 @@ public struct ServiceConfiguration: Sendable {
     public var browserLegacyLinkPath: String?
     /// How the vault is opened, here and on every unlock: how long a write waits for another
     /// writer (`--busy-timeout`), which also bounds a PostgreSQL statement's answer (plus 5 s);
-    /// and never following another process's key rotation: the service locks instead.
+    /// and never following another process's key rotation: the service locks instead. Its
+    /// requests' audit entries go to a chain of its own (``VaultConfiguration/appendsToInstanceChain``).
     public var vault: VaultConfiguration = {
         var configuration = VaultConfiguration()
         configuration.followsKeyChanges = false
+        configuration.appendsToInstanceChain = true
         return configuration
     }()
 

@@ -86,7 +86,7 @@ enum AuditChain {
     }
 
     private static let updateHeadAndSeal =
-        "UPDATE vault_meta SET \(LinkColumn.head.rawValue) = ?, state_seal = ? WHERE id = 1"
+        "UPDATE vault_meta SET \(LinkColumn.head.rawValue) = ?, audit_checkpoint = ?, state_seal = ? WHERE id = 1"
 
     private static let updateHead = "UPDATE vault_meta SET \(LinkColumn.head.rawValue) = ? WHERE id = 1"
     private static let updateAnchor = "UPDATE vault_meta SET \(LinkColumn.anchor.rawValue) = ? WHERE id = 1"
@@ -123,9 +123,10 @@ enum AuditChain {
     }
 
     /// The columns of `vault_meta`'s row that ``append(_:at:db:keys:path:head:)`` takes: the
-    /// sealed head and the last stored sequence number.
+    /// sealed head, the last stored sequence number, the sealed state and how many instance
+    /// chains there are.
     static let headColumns =
-        "audit_head, (SELECT max(seq) FROM audit_log), key_epoch, record_commitment, substr(grant_set, 1, 32), state_seal"
+        "audit_head, (SELECT max(seq) FROM audit_log), key_epoch, record_commitment, substr(grant_set, 1, 32), state_seal, audit_checkpoint, (SELECT count(*) FROM audit_chains)"
 
     /// ``append(_:at:db:keys:path:)`` with the head already read, in this transaction, as
     /// ``headColumns`` of `vault_meta` (nil when the row is missing).
@@ -139,68 +140,94 @@ enum AuditChain {
         // The head is sealed with the record commitment and the grant set: the seal is checked
         // before the head moves on (a rolled-back state is never sealed again), and resealed with it.
         var state = try SealedState(
-            stored.map { StoreRow([$0[2], $0[3], $0[4], $0[0], $0[5]]) }, keys: keys, path: path)
+            stored.map { StoreRow([$0[2], $0[3], $0[4], $0[0], $0[5], $0[6]]) }, keys: keys, path: path)
         try StateHighWater.check(state, path: path)
+        guard !events.isEmpty else { return [] }
         // After the head, or after the last entry if the head was set back: never a reused number
         // (`audit verify` reports the set-back head either way).
         let lastStored = stored?.integer(1) ?? 0
-        var previous = Link(sequence: max(head.sequence, lastStored), tag: head.tag)
+        let appended = try entries(
+            events, after: Link(sequence: max(head.sequence, lastStored), tag: head.tag), at: date, scope: .vault,
+            keys: keys, path: path)
+        // Every entry in one INSERT, and the head with it: one round trip to a server. The
+        // instance chains' heads are sealed with it as this transaction reads them (the checkpoint).
+        let newHead = sealedLink(appended.last, as: .head, keys: keys)
+        state.replace(.auditHead, with: newHead)
+        if stored?.integer(7) ?? 0 > 0 || state.auditCheckpoint != nil {
+            state.replace(
+                .auditCheckpoint, with: try AuditInstanceChains.checkpoint(db, keys: keys, old: state.auditCheckpoint))
+        }
+        try db.perform(together: [
+            StoreStatement(insert(count: events.count, scope: .vault), appended.rows),
+            StoreStatement(
+                updateHeadAndSeal,
+                [.blob(newHead), StoreValue(state.auditCheckpoint, StoreValue.blob), .blob(state.seal(keys: keys))]),
+        ])
+        return appended.sequences
+    }
+
+    /// The rows of `events` appended in order after `previous` in the chain `scope`, written at
+    /// `date`: their sequence numbers, the values of their rows (as ``insert(count:scope:)`` takes
+    /// them) and the new last link.
+    static func entries(
+        _ events: [AuditEvent], after previous: Link, at date: Date, scope: AuditScope, keys: VaultKeys, path: String
+    ) throws -> (sequences: [Int64], rows: [StoreValue], last: Link) {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        guard !events.isEmpty else { return [] }
+        var previous = previous
         var sequences: [Int64] = []
         sequences.reserveCapacity(events.count)
         var rows: [StoreValue] = []
-        rows.reserveCapacity(events.count * 8)
+        rows.reserveCapacity(events.count * 9)
         for event in events {
             let sequence = try StoredNumber.adding(
                 1, to: previous.sequence, "The audit log's last entry number", path: path)
-            let subject = try AuditSubject(event).sealed(sequence: sequence, keys: keys)
+            let subject = try AuditSubject(event).sealed(
+                associatedData: scope.associatedData(sequence: sequence), keys: keys)
             let values: [StoreValue] = [
                 .integer(sequence), .integer(milliseconds), .text(event.actor.name), .text(event.operation.rawValue),
                 .text(event.outcome.name), StoreValue(event.outcome.errorCode?.rawValue, StoreValue.text),
                 .blob(subject),
             ]
-            let entryTag = tag(of: values, keys: keys, previous: previous.tag)
+            let entryTag = scope.tag(of: values, keys: keys, previous: previous.tag)
+            if case .instance(let name) = scope { rows.append(.blob(name)) }
             rows += values + [.blob(entryTag)]
             previous = Link(sequence: sequence, tag: entryTag)
             sequences.append(sequence)
         }
-        // Every entry in one INSERT, and the head with it: one round trip to a server.
-        let newHead = sealedLink(previous, as: .head, keys: keys)
-        state.replace(.auditHead, with: newHead)
-        try db.perform(together: [
-            StoreStatement(events.count == 1 ? insertOne : insert(count: events.count), rows),
-            StoreStatement(updateHeadAndSeal, [.blob(newHead), .blob(state.seal(keys: keys))]),
-        ])
-        return sequences
+        return (sequences, rows, previous)
     }
 
-    /// The INSERT of `count` entries.
-    private static func insert(count: Int) -> String {
-        let placeholders = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
-        return
-            "INSERT INTO audit_log (seq, at, actor, operation, outcome, error_code, sealed, tag) VALUES \(placeholders)"
+    /// The INSERT of `count` entries into the chain `scope`.
+    static func insert(count: Int, scope: AuditScope) -> String {
+        if count == 1, scope == .vault { return insertOne }
+        let columns = "seq, at, actor, operation, outcome, error_code, sealed, tag"
+        switch scope {
+        case .vault:
+            let placeholders = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
+            return "INSERT INTO audit_log (\(columns)) VALUES \(placeholders)"
+        case .instance:
+            let placeholders = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
+            return "INSERT INTO audit_chain_log (chain, \(columns)) VALUES \(placeholders)"
+        }
     }
 
-    /// The INSERT of one entry, the most frequent (written once).
-    private static let insertOne = insert(count: 1)
-
-    /// The tag of an entry given its first seven columns (as in ``columns``), chained to `previous`.
-    static func tag(of values: [StoreValue], keys: VaultKeys, previous: [UInt8]) -> [UInt8] {
-        keys.stateMAC(table: "audit_log", values: values + [.blob(previous)])
-    }
+    /// The INSERT of one entry of the vault's chain, the most frequent (written once).
+    private static let insertOne =
+        "INSERT INTO audit_log (seq, at, actor, operation, outcome, error_code, sealed, tag) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 
     /// The first seven columns of an entry row, what its tag covers besides the previous tag.
     static func covered(_ row: StoreRow) -> [StoreValue] {
         Array(row.values.prefix(7))
     }
 
-    /// Opens an entry row; nil when its sealed subject fails authentication or a column is malformed.
-    static func open(_ row: StoreRow, keys: VaultKeys) -> AuditEntry? {
+    /// Opens an entry row of the chain `scope`; nil when its sealed subject fails authentication
+    /// or a column is malformed.
+    static func open(_ row: StoreRow, keys: VaultKeys, scope: AuditScope = .vault) -> AuditEntry? {
         guard let sequence = row.integer(0), let milliseconds = row.integer(1), let actor = row.text(2),
             let operation = row.text(3).flatMap(AuditOperation.init(rawValue:)),
             let outcomeName = row.text(4), let sealed = row.blob(6),
-            let subject = AuditSubject.open(sealed, sequence: sequence, keys: keys)
+            let subject = AuditSubject.open(
+                sealed, associatedData: scope.associatedData(sequence: sequence), keys: keys)
         else { return nil }
         let outcome: AuditOutcome
         switch (outcomeName, row.text(5).map(SharedWebCredentialsError.Code.init(rawValue:))) {
@@ -209,7 +236,8 @@ enum AuditChain {
         default: return nil
         }
         return AuditEntry(
-            sequence: sequence, date: Date(timeIntervalSince1970: Double(milliseconds) / 1000),
+            chain: scope.displayName, sequence: sequence,
+            date: Date(timeIntervalSince1970: Double(milliseconds) / 1000),
             event: AuditEvent(
                 actor: AuditActor(name: actor), operation: operation, domain: subject.domain,
                 account: subject.account, app: subject.app, released: subject.released, outcome: outcome,
@@ -218,7 +246,9 @@ enum AuditChain {
 
     // MARK: Verification
 
-    /// Walks the whole chain from the anchor to the head. O(entries).
+    /// Walks every chain from its anchor to its head, the vault's first, then the instance
+    /// chains against their sealed checkpoint (``AuditInstanceChains/verify(_:keys:path:)``).
+    /// O(entries).
     static func verify(_ db: any StoreReader, keys: VaultKeys, path: String) throws -> AuditVerification {
         let anchor: Link
         let head: Link
@@ -228,17 +258,33 @@ enum AuditChain {
         } catch let error as SharedWebCredentialsError where error.code == .integrityFailure {
             return AuditVerification(entriesChecked: 0, firstBadEntry: nil, problem: error.message)
         }
+        let vault = try walk(.vault, from: anchor, to: head, db: db, keys: keys)
+        guard vault.isIntact else { return vault }
+        let instances = try AuditInstanceChains.verify(db, keys: keys, path: path)
+        return AuditVerification(
+            entriesChecked: vault.entriesChecked + instances.entriesChecked, chain: instances.chain,
+            firstBadEntry: instances.firstBadEntry, problem: instances.problem)
+    }
+
+    /// Walks the chain `scope` from `anchor` to `head`: every entry numbered one past the one
+    /// before it and tagged over its columns and that one's tag, the last one the head.
+    static func walk(
+        _ scope: AuditScope, from anchor: Link, to head: Link, db: any StoreReader, keys: VaultKeys
+    ) throws -> AuditVerification {
         var previous = anchor
         var checked = 0
         var failure: AuditVerification?
-        try db.forEachRow("\(columns) ORDER BY seq", []) { row in
+        func fail(_ entry: Int64?, _ problem: String) {
+            let named = scope == .vault ? problem : "\(scope.described): \(problem)"
+            failure = AuditVerification(
+                entriesChecked: checked, chain: scope.displayName, firstBadEntry: entry, problem: named)
+        }
+        let query = scope.selectEntries
+        try db.forEachRow(query.sql, query.arguments) { row in
             guard failure == nil else { return }
             checked += 1
             guard let sequence = row.integer(0) else {
-                failure = AuditVerification(
-                    entriesChecked: checked, firstBadEntry: nil,
-                    problem: "an entry after #\(previous.sequence) has no sequence number")
-                return
+                return fail(nil, "an entry after #\(previous.sequence) has no sequence number")
             }
             guard sequence == previous.sequence + 1 else {
                 let missing =
@@ -247,29 +293,26 @@ enum AuditChain {
                     : sequence > previous.sequence + 2
                         ? "entries #\(previous.sequence + 1) to #\(sequence - 1) before it are missing"
                         : "it repeats or comes before entry #\(previous.sequence)"
-                failure = AuditVerification(
-                    entriesChecked: checked, firstBadEntry: sequence, problem: "entry #\(sequence): \(missing)")
-                return
+                return fail(sequence, "entry #\(sequence): \(missing)")
             }
             let stored = row.blob(7) ?? []
-            guard equal(stored, tag(of: covered(row), keys: keys, previous: previous.tag)) else {
-                failure = AuditVerification(
-                    entriesChecked: checked, firstBadEntry: sequence,
-                    problem:
-                        "entry #\(sequence) failed authentication: it, or the entry before it, was altered, swapped or replaced"
+            guard equal(stored, scope.tag(of: covered(row), keys: keys, previous: previous.tag)) else {
+                return fail(
+                    sequence,
+                    "entry #\(sequence) failed authentication: it, or the entry before it, was altered, swapped or replaced"
                 )
-                return
             }
             previous = Link(sequence: sequence, tag: stored)
         }
         if let failure { return failure }
         guard previous.sequence == head.sequence, equal(previous.tag, head.tag) else {
-            let problem =
+            fail(
+                min(previous.sequence, head.sequence) + 1,
                 previous.sequence < head.sequence
-                ? "the log ends at entry #\(previous.sequence), but its sealed head is entry #\(head.sequence): entries #\(previous.sequence + 1) to #\(head.sequence) were cut off the end"
-                : "the last entry #\(previous.sequence) is not the sealed head (entry #\(head.sequence)): the log was replaced or rolled back"
-            return AuditVerification(
-                entriesChecked: checked, firstBadEntry: min(previous.sequence, head.sequence) + 1, problem: problem)
+                    ? "the log ends at entry #\(previous.sequence), but its sealed head is entry #\(head.sequence): entries #\(previous.sequence + 1) to #\(head.sequence) were cut off the end"
+                    : "the last entry #\(previous.sequence) is not the sealed head (entry #\(head.sequence)): the log was replaced or rolled back"
+            )
+            return failure!
         }
         return AuditVerification(entriesChecked: checked, firstBadEntry: nil, problem: nil)
     }
@@ -290,44 +333,67 @@ enum AuditChain {
     /// that does not (or whose sealed part does not open) gets a random tag, so the chain breaks
     /// at the same entries as before; an anchor or head that fails, or a head that is not the last
     /// entry, fails after the rotation too. A key rotation neither blesses a tampered log nor is
-    /// blocked by one (it is how the owner recovers from a leaked passphrase).
+    /// blocked by one (it is how the owner recovers from a leaked passphrase). The instance
+    /// chains go the same way (``AuditInstanceChains/reencryptAll(_:from:to:path:)``).
     static func reencryptAll(_ db: any StoreWriter, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String) throws
     {
         let anchor = try? load(.anchor, db: db, keys: oldKeys, path: path)
         let head = try? load(.head, db: db, keys: oldKeys, path: path)
-        var previousOld = anchor?.tag ?? Link.genesis.tag
-        var previousNew = previousOld
-        var last: Link?
-        for row in try db.rows("\(columns) ORDER BY seq") {
-            guard let sequence = row.integer(0) else { continue }
-            let oldTag = row.blob(7) ?? []
-            var values = covered(row)
-            var authentic = equal(oldTag, tag(of: values, keys: oldKeys, previous: previousOld))
-            if let sealed = row.blob(6), let subject = AuditSubject.open(sealed, sequence: sequence, keys: oldKeys) {
-                values[6] = .blob(try subject.sealed(sequence: sequence, keys: newKeys))
-            } else {
-                authentic = false
-            }
-            let newTag =
-                authentic
-                ? tag(of: values, keys: newKeys, previous: previousNew)
-                : RandomBytes.array(count: KeyedHash.digestLength)
-            try db.execute(
-                "UPDATE audit_log SET sealed = ?, tag = ? WHERE seq = ?",
-                [values[6], .blob(newTag), .integer(sequence)])
-            last = Link(sequence: sequence, tag: oldTag)
-            previousOld = oldTag
-            previousNew = newTag
-        }
+        let retagged = try retag(.vault, anchor: anchor, head: head, db: db, from: oldKeys, to: newKeys)
         if let anchor {
             try store(anchor, as: .anchor, db: db, keys: newKeys)
         } else {
             try storeFailing(.anchor, db: db)
         }
-        guard let head else { return try storeFailing(.head, db: db) }
+        if let newHead = retagged.head {
+            try store(newHead, as: .head, db: db, keys: newKeys)
+        } else {
+            try storeFailing(.head, db: db)
+        }
+        try AuditInstanceChains.reencryptAll(db, from: oldKeys, to: newKeys, path: path)
+    }
+
+    /// Re-seals and re-tags the entries of `scope` under `newKeys` faithfully (see
+    /// ``reencryptAll(_:from:to:path:)``); returns the head to store under `newKeys` (nil when
+    /// `head` is: it failed authentication) and, for the entry numbered `watched`, its old tag and
+    /// its new one (a random one unless it was authentic).
+    static func retag(
+        _ scope: AuditScope, anchor: Link?, head: Link?, db: any StoreWriter, from oldKeys: VaultKeys,
+        to newKeys: VaultKeys, watching watched: Int64? = nil
+    ) throws -> (head: Link?, watched: (old: [UInt8], new: [UInt8])?) {
+        var previousOld = anchor?.tag ?? Link.genesis.tag
+        var previousNew = previousOld
+        var last: Link?
+        var seen: (old: [UInt8], new: [UInt8])?
+        let query = scope.selectEntries
+        for row in try db.rows(query.sql, query.arguments) {
+            guard let sequence = row.integer(0) else { continue }
+            let oldTag = row.blob(7) ?? []
+            var values = covered(row)
+            var authentic = equal(oldTag, scope.tag(of: values, keys: oldKeys, previous: previousOld))
+            let associatedData = scope.associatedData(sequence: sequence)
+            if let sealed = row.blob(6),
+                let subject = AuditSubject.open(sealed, associatedData: associatedData, keys: oldKeys)
+            {
+                values[6] = .blob(try subject.sealed(associatedData: associatedData, keys: newKeys))
+            } else {
+                authentic = false
+            }
+            let newTag =
+                authentic
+                ? scope.tag(of: values, keys: newKeys, previous: previousNew)
+                : RandomBytes.array(count: KeyedHash.digestLength)
+            let update = scope.retagging(sequence: sequence, sealed: values[6], tag: newTag)
+            try db.execute(update.sql, update.arguments)
+            if sequence == watched { seen = (oldTag, newTag) }
+            last = Link(sequence: sequence, tag: oldTag)
+            previousOld = oldTag
+            previousNew = newTag
+        }
+        guard let head else { return (nil, seen) }
         let headIsLast = last.map { $0 == head } ?? (anchor == head)
         let headTag = headIsLast ? previousNew : RandomBytes.array(count: KeyedHash.digestLength)
-        try store(Link(sequence: head.sequence, tag: headTag), as: .head, db: db, keys: newKeys)
+        return (Link(sequence: head.sequence, tag: headTag), seen)
     }
 
     /// Writes a link that fails authentication under any key (for one that failed before a rotation).
@@ -380,8 +446,8 @@ struct AuditSubject {
         self.detail = detail
     }
 
-    /// Sealed under the record key, bound to the entry's sequence number.
-    func sealed(sequence: Int64, keys: VaultKeys) throws -> [UInt8] {
+    /// Sealed under the record key, bound to `associatedData` (``AuditScope/associatedData(sequence:)``).
+    func sealed(associatedData: [UInt8], keys: VaultKeys) throws -> [UInt8] {
         let texts = [domain, account, app].map { ($0?.utf8.count ?? 0) + 5 }.reduce(0, +)
         let releasedBytes = released.reduce(4) { $0 + 8 + $1.domain.utf8.count + $1.account.utf8.count }
         var plain: [UInt8] = []
@@ -405,7 +471,7 @@ struct AuditSubject {
         // 40 KB (mapping, guard pages, two locks) and its unmapping.
         return plain.withUnsafeBytes {
             AuthenticatedEncryption.seal(
-                $0, key: keys.recordKey, associatedData: VaultKeys.auditAssociatedData(sequence: sequence))
+                $0, key: keys.recordKey, associatedData: associatedData)
         }
     }
 
@@ -418,11 +484,11 @@ struct AuditSubject {
         }
     }
 
-    /// Opens a sealed subject; nil if it fails authentication or does not decode.
-    static func open(_ sealed: [UInt8], sequence: Int64, keys: VaultKeys) -> AuditSubject? {
+    /// Opens a sealed subject bound to `associatedData`; nil if it fails authentication or does not decode.
+    static func open(_ sealed: [UInt8], associatedData: [UInt8], keys: VaultKeys) -> AuditSubject? {
         guard
             let plain = AuthenticatedEncryption.open(
-                sealed, key: keys.recordKey, associatedData: VaultKeys.auditAssociatedData(sequence: sequence))
+                sealed, key: keys.recordKey, associatedData: associatedData)
         else { return nil }
         return plain.withUnsafeBytes { bytes -> AuditSubject? in
             var offset = 0

@@ -185,7 +185,10 @@ public struct AuditCredential: Sendable, Hashable, Codable {
 
 /// One entry of the audit log, opened.
 public struct AuditEntry: Sendable, Equatable {
-    /// Its position in the chain: 1 for the first entry ever written, one more for each after.
+    /// The instance chain it is in, in hexadecimal (the entries a running `swcred serve`
+    /// appended for operations that changed no record); nil for the vault's own chain.
+    public let chain: String?
+    /// Its position in its chain: 1 for the first entry written there, one more for each after.
     public let sequence: Int64
     /// When it was written.
     public let date: Date

@@ -30,9 +30,19 @@ final class AuditGroupCommit: Sendable {
         var queue: [Waiter] = []
         var leading = false
         var statistics = AuditCommitStatistics()
+        /// The highest sequence number committed to this process's chain; nil before the first.
+        var highestInChain: Int64?
     }
 
     private let state = Mutex(State())
+
+    /// The name of this process's own audit chain (``AuditInstanceChains``), or nil when the
+    /// entries go to the vault's chain (``VaultConfiguration/appendsToInstanceChain``).
+    let chain: [UInt8]?
+
+    init(chain: [UInt8]?) {
+        self.chain = chain
+    }
 
     /// Appends `event` as part of the next group; returns its sequence number once committed.
     func append(_ event: AuditEvent, vault: Vault) async throws -> Int64 {
@@ -107,11 +117,35 @@ final class AuditGroupCommit: Sendable {
 
     /// Appends `events` in one transaction, in order; returns their sequence numbers.
     private func commit(_ events: [AuditEvent], vault: Vault) throws -> [Int64] {
-        let sequences = try vault.write(durability: .ordered, readingMetadata: AuditChain.headColumns) {
-            db, keys, head in
-            try AuditChain.append(events, at: Date(), db: db, keys: keys, path: vault.path, head: head)
+        let sequences: [Int64]
+        if let chain {
+            do {
+                sequences = try commit(events, to: chain, vault: vault)
+            } catch is AuditInstanceChains.HeadMoved {
+                // A change of key re-tagged the chain under this append: once more, under it.
+                sequences = try commit(events, to: chain, vault: vault)
+            }
+        } else {
+            sequences = try vault.write(durability: .ordered, readingMetadata: AuditChain.headColumns) {
+                db, keys, head in
+                try AuditChain.append(events, at: Date(), db: db, keys: keys, path: vault.path, head: head)
+            }
         }
         state.withLock { $0.statistics.record(groupOf: events.count) }
+        return sequences
+    }
+
+    /// Appends `events` to this process's chain `name`, in a transaction that writes that chain's
+    /// rows only and, on a database server, waits for no other writer.
+    private func commit(_ events: [AuditEvent], to name: [UInt8], vault: Vault) throws -> [Int64] {
+        let highest = state.withLock { $0.highestInChain }
+        let sequences = try vault.storage.writeBeside(durability: .ordered) { db -> [Int64] in
+            let stored = try db.row(AuditInstanceChains.appendColumns, [.blob(name), .blob(name)])
+            let keys = try vault.currentKeys(db, keyID: stored?.blob(0))
+            return try AuditInstanceChains.append(
+                events, to: name, at: Date(), db: db, keys: keys, path: vault.path, stored: stored, highest: highest)
+        }
+        if let last = sequences.last { state.withLock { $0.highestInChain = max($0.highestInChain ?? 0, last) } }
         return sequences
     }
 }

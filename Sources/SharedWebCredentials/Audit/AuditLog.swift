@@ -62,16 +62,33 @@ public struct AuditLog: Sendable {
         return try vault.read { db, keys in
             var entries: [AuditEntry] = []
             try db.forEachRow("\(AuditChain.columns)\(filter) ORDER BY seq", arguments) { row in
-                guard let entry = AuditChain.open(row, keys: keys) else {
-                    throw SharedWebCredentialsError(
-                        .integrityFailure,
-                        "Audit entry #\(row.integer(0) ?? -1) in \(vault.path) failed authentication: it was altered. Run `swcred audit verify`."
-                    )
-                }
-                entries.append(entry)
+                entries.append(try opened(row, keys: keys, scope: .vault))
             }
+            let instanceFilter = conditions.map { " AND " + $0 }.joined()
+            try db.forEachRow(
+                "SELECT chain, seq, at, actor, operation, outcome, error_code, sealed, tag FROM audit_chain_log WHERE length(chain) = \(AuditScope.nameLength)\(instanceFilter) ORDER BY at, chain, seq",
+                arguments
+            ) { row in
+                let name = row.blob(0) ?? []
+                entries.append(try opened(StoreRow(Array(row.values.dropFirst())), keys: keys, scope: .instance(name)))
+            }
+            // Oldest first; entries of one millisecond in the vault's chain first, each chain in order.
+            entries.sort { ($0.date, $0.chain ?? "", $0.sequence) < ($1.date, $1.chain ?? "", $1.sequence) }
             return entries
         }
+    }
+
+    /// An entry row of the chain `scope`, opened; throws `.integrityFailure` naming it when its
+    /// sealed part fails authentication.
+    private func opened(_ row: StoreRow, keys: VaultKeys, scope: AuditScope) throws -> AuditEntry {
+        guard let entry = AuditChain.open(row, keys: keys, scope: scope) else {
+            let chain = scope.displayName.map { " of instance chain \($0)" } ?? ""
+            throw SharedWebCredentialsError(
+                .integrityFailure,
+                "Audit entry #\(row.integer(0) ?? -1)\(chain) in \(vault.path) failed authentication: it was altered. Run `swcred audit verify`."
+            )
+        }
+        return entry
     }
 
     /// Checks the whole chain, from the anchor through every entry to the sealed head. O(entries).
@@ -79,8 +96,9 @@ public struct AuditLog: Sendable {
         try vault.read { db, keys in try AuditChain.verify(db, keys: keys, path: vault.path) }
     }
 
-    /// Drops the entries written before `date`, oldest first up to the first one that is not
-    /// older, and moves the sealed anchor to the last one dropped, so the rest still verifies.
+    /// Drops the entries written before `date`, in every chain oldest first up to the first one
+    /// that is not older, and moves each chain's sealed anchor to the last one dropped, so the
+    /// rest still verifies.
     /// Refuses (`.integrityFailure`, nothing dropped) when the chain is broken: pruning must not
     /// hide tampering. Records itself as an `audit-prune` entry. Returns how many were dropped.
     @discardableResult
@@ -93,14 +111,12 @@ public struct AuditLog: Sendable {
             let lastDropped = try db.row(
                 "SELECT seq, tag FROM audit_log WHERE seq < ? ORDER BY seq DESC LIMIT 1",
                 [.integer(firstKept ?? Int64.max)])
-            guard let lastDropped, let sequence = lastDropped.integer(0), let tag = lastDropped.blob(1) else {
-                try AuditChain.append(
-                    AuditEvent(actor: .owner, operation: .auditPrune), at: Date(), db: db, keys: keys, path: vault.path)
-                return 0
+            var dropped = try AuditInstanceChains.prune(db, before: cutoff, keys: keys, path: vault.path)
+            if let lastDropped, let sequence = lastDropped.integer(0), let tag = lastDropped.blob(1) {
+                try db.execute("DELETE FROM audit_log WHERE seq <= ?", [.integer(sequence)])
+                dropped += Int(sequence - anchor.sequence)
+                try AuditChain.store(AuditChain.Link(sequence: sequence, tag: tag), as: .anchor, db: db, keys: keys)
             }
-            try db.execute("DELETE FROM audit_log WHERE seq <= ?", [.integer(sequence)])
-            let dropped = Int(sequence - anchor.sequence)
-            try AuditChain.store(AuditChain.Link(sequence: sequence, tag: tag), as: .anchor, db: db, keys: keys)
             try AuditChain.append(
                 AuditEvent(actor: .owner, operation: .auditPrune), at: Date(), db: db, keys: keys, path: vault.path)
             return dropped
@@ -110,8 +126,11 @@ public struct AuditLog: Sendable {
 
 /// What ``AuditLog/verify()`` found.
 public struct AuditVerification: Sendable, Equatable {
-    /// The entries whose tags were checked.
+    /// The entries whose tags were checked, in every chain.
     public let entriesChecked: Int
+    /// The instance chain (``AuditEntry/chain``) where the problem is; nil when it is in the
+    /// vault's chain, or when the chain verifies.
+    public let chain: String?
     /// The sequence number of the first entry that failed (for entries cut off the end, the
     /// first one missing); nil when the chain is intact or its anchor or head is what failed.
     public let firstBadEntry: Int64?
@@ -120,6 +139,13 @@ public struct AuditVerification: Sendable, Equatable {
 
     /// Whether the whole chain verified.
     public var isIntact: Bool { problem == nil }
+
+    init(entriesChecked: Int, chain: String? = nil, firstBadEntry: Int64?, problem: String?) {
+        self.entriesChecked = entriesChecked
+        self.chain = chain
+        self.firstBadEntry = firstBadEntry
+        self.problem = problem
+    }
 }
 
 extension Vault {

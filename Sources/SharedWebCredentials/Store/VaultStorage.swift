@@ -28,6 +28,13 @@ package protocol VaultStorage: Sendable {
     /// rolls back when it throws.
     func write<T>(durability: CommitDurability, _ body: (any StoreWriter) throws -> T) throws -> T
 
+    /// A write transaction that does not wait for the other writers, for rows that only the
+    /// calling process writes (its own audit chain, ``AuditInstanceChains``): on a database
+    /// server, it takes no writers' lock, and rows another transaction changes meanwhile are
+    /// those its statements must check for themselves. SQLite's writer holds the whole file
+    /// whatever is written, so there it is ``write(durability:_:)``.
+    func writeBeside<T>(durability: CommitDurability, _ body: (any StoreWriter) throws -> T) throws -> T
+
     /// ``read(_:)`` on the engine's own threads (``threads``): in place when the caller is on one.
     ///
     /// Each engine implements this itself: the engine's synchronous ``read(_:)`` would otherwise
@@ -80,6 +87,11 @@ extension VaultStorage {
     /// A synced write transaction.
     package func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
         try write(durability: .synced, body)
+    }
+
+    /// ``write(durability:_:)``: an engine whose writer holds the whole database has no other.
+    package func writeBeside<T>(durability: CommitDurability, _ body: (any StoreWriter) throws -> T) throws -> T {
+        try write(durability: durability, body)
     }
 
     /// A synced write transaction on the engine's own threads.

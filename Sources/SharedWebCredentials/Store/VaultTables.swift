@@ -17,7 +17,7 @@ package enum VaultTables {
                 "id", "format_version", "kdf_algorithm", "kdf_salt", "kdf_opslimit", "kdf_memlimit", "key_id",
                 "wrapped_key", "record_commitment", "audit_head", "audit_anchor", "failed_guesses", "next_guess_at",
                 "key_epoch",
-                "grant_set", "state_seal",
+                "grant_set", "state_seal", "audit_checkpoint",
             ], order: "id"),
         Table(
             name: "apps",
@@ -48,6 +48,11 @@ package enum VaultTables {
         Table(
             name: "audit_log", columns: ["seq", "at", "actor", "operation", "outcome", "error_code", "sealed", "tag"],
             order: "seq"),
+        Table(name: "audit_chains", columns: ["chain", "head", "anchor"], order: "chain"),
+        Table(
+            name: "audit_chain_log",
+            columns: ["chain", "seq", "at", "actor", "operation", "outcome", "error_code", "sealed", "tag"],
+            order: "chain, seq"),
     ]
 }
 

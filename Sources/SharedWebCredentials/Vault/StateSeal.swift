@@ -2,7 +2,8 @@ import Foundation
 
 /// The seal over everything in `vault_meta` that protects the rest of the vault against rollback:
 /// the key id, the key's epoch, the record commitment (``RecordCommitment``), the grant set's tag
-/// (``GrantSet``) and the audit log's sealed head (``AuditChain``).
+/// (``GrantSet``), the audit log's sealed head (``AuditChain``) and the instance chains'
+/// checkpoint (``AuditInstanceChains``).
 ///
 /// Each of those carries its own MAC, but an older value of one of them is just as authentic as
 /// the current one. Sealed together, none of them can be set back alone: rolling back the grant
@@ -16,18 +17,25 @@ import Foundation
 /// new one in the same statement or transaction (fail closed: a write never blesses a rollback).
 enum StateSeal {
     /// The `vault_meta` columns the seal covers, then the seal, as ``SealedState/init(_:keys:path:)`` reads them.
-    static let columns = "key_epoch, record_commitment, substr(grant_set, 1, 32), audit_head, state_seal"
+    static let columns = "\(columnsBeforeCheckpoint), audit_checkpoint"
 
-    /// The seal of these column values under `keys`.
+    /// ``columns`` but the checkpoint: what a vault not yet migrated to instance chains (before
+    /// migration 0013) has, read before the migrations run at unlock.
+    static let columnsBeforeCheckpoint =
+        "key_epoch, record_commitment, substr(grant_set, 1, 32), audit_head, state_seal"
+
+    /// The seal of these column values under `keys`. A vault with no checkpoint (no instance
+    /// chain yet) is sealed as before the checkpoint existed.
     static func seal(
-        keys: VaultKeys, epoch: Int64, recordCommitment: [UInt8]?, grantTag: [UInt8]?, auditHead: [UInt8]?
+        keys: VaultKeys, epoch: Int64, recordCommitment: [UInt8]?, grantTag: [UInt8]?, auditHead: [UInt8]?,
+        auditCheckpoint: [UInt8]?
     ) -> [UInt8] {
         keys.stateMAC(
             table: "vault_meta",
             fields: [
                 Array("state_seal".utf8), keys.keyID, withUnsafeBytes(of: epoch.littleEndian) { Array($0) },
                 recordCommitment ?? [], grantTag ?? [], auditHead ?? [],
-            ])
+            ] + (auditCheckpoint.map { [Array("audit_checkpoint".utf8), $0] } ?? []))
     }
 
     /// Checks the stored seal and that the state is not behind what this process saw
@@ -56,7 +64,7 @@ enum StateSeal {
     static func broken(_ path: String) -> SharedWebCredentialsError {
         SharedWebCredentialsError(
             .integrityFailure,
-            "The sealed state of \(path) does not match its key epoch, record commitment, grant set and audit head: one of them was set back to an older copy behind swcred's back. Nothing was changed; restore the vault from a backup."
+            "The sealed state of \(path) does not match its key epoch, record commitment, grant set and audit heads: one of them was set back to an older copy behind swcred's back. Nothing was changed; restore the vault from a backup."
         )
     }
 }
@@ -66,6 +74,7 @@ enum SealedColumn: String {
     case recordCommitment = "record_commitment"
     case grantSet = "grant_set"
     case auditHead = "audit_head"
+    case auditCheckpoint = "audit_checkpoint"
 }
 
 /// The sealed columns of `vault_meta` as one transaction read them.
@@ -75,6 +84,9 @@ struct SealedState {
     /// The grant set's tag (its first 32 bytes).
     var grantTag: [UInt8]?
     var auditHead: [UInt8]?
+    /// The instance chains' heads as the last write of the vault's chain read them
+    /// (``AuditInstanceChains/checkpoint(_:keys:old:)``); nil before the first instance chain.
+    var auditCheckpoint: [UInt8]?
     /// The stored seal, as read.
     let storedSeal: [UInt8]?
 
@@ -99,6 +111,7 @@ struct SealedState {
         grantTag = row.blob(2)
         auditHead = row.blob(3)
         storedSeal = row.blob(4)
+        auditCheckpoint = row.count > 5 ? row.blob(5) : nil
     }
 
     /// The state as `db` holds it now.
@@ -122,7 +135,7 @@ struct SealedState {
     func seal(keys: VaultKeys) -> [UInt8] {
         StateSeal.seal(
             keys: keys, epoch: epoch, recordCommitment: recordCommitment, grantTag: grantTag,
-            auditHead: auditHead)
+            auditHead: auditHead, auditCheckpoint: auditCheckpoint)
     }
 
     /// Replaces one column's value.
@@ -131,6 +144,7 @@ struct SealedState {
         case .recordCommitment: recordCommitment = value
         case .grantSet: grantTag = Array(value.prefix(KeyedHash.digestLength))
         case .auditHead: auditHead = value
+        case .auditCheckpoint: auditCheckpoint = value
         }
     }
 }

@@ -31,6 +31,14 @@ public struct VaultConfiguration: Sendable {
     /// going on under a key, or a passphrase, that its owner did not unlock it with.
     public var followsKeyChanges = true
 
+    /// Whether the entries appended side by side (``AuditLog/append(_:)-(AuditEvent)async``) go
+    /// to an audit chain of this process's own, written in transactions that touch no row another
+    /// process writes, instead of the vault's chain, whose head every change moves. A long-running
+    /// holder (the service) turns it on, so that its requests and those of other instances do not
+    /// wait for one another; a one-shot command leaves it off (a chain per command would be a row
+    /// per command).
+    public var appendsToInstanceChain = false
+
     /// The default settings.
     public init() {}
 }
@@ -52,7 +60,7 @@ public final class Vault: Sendable {
     let followsKeyChanges: Bool
     private let warningHandler = Mutex<(@Sendable (String) -> Void)?>(nil)
     /// The audit entries appended side by side, committed in groups (``AuditLog/append(_:)``).
-    let auditGroupCommit = AuditGroupCommit()
+    let auditGroupCommit: AuditGroupCommit
 
     /// The keys in use and the `vault_meta` state they were unlocked from, which passphrase
     /// changes and key rotations compare against (compare and swap) before replacing it.
@@ -69,6 +77,8 @@ public final class Vault: Sendable {
         self.storage = storage
         self.unlocked = Mutex(unlocked)
         followsKeyChanges = configuration.followsKeyChanges
+        auditGroupCommit = AuditGroupCommit(
+            chain: configuration.appendsToInstanceChain ? RandomBytes.array(count: AuditScope.nameLength) : nil)
     }
 
     /// The credentials in this vault (ungated).
@@ -216,7 +226,9 @@ public final class Vault: Sendable {
         let withEpoch = VaultMetadata.hasKeyEpoch(storage, schema: schema)
         let (unlockedFrom, shown, grantSet) = try storage.read { db in
             let sealed =
-                withEpoch ? try db.row("SELECT \(StateSeal.columns), grant_set FROM vault_meta WHERE id = 1") : nil
+                withEpoch
+                ? try db.row("SELECT \(StateSeal.columnsBeforeCheckpoint), grant_set FROM vault_meta WHERE id = 1")
+                : nil
             return (
                 try VaultMetadata.read(db, path: path, withEpoch: withEpoch),
                 try sealed.map { try SealedState(unchecked: StoreRow(Array($0.values.dropLast())), path: path) },

@@ -211,6 +211,14 @@ final class VaultKeys: Sendable {
             parts: [withUnsafeBytes(of: sequence.littleEndian) { Array($0) }])
     }
 
+    /// Binds a sealed entry of an instance's audit chain to the chain's name and its sequence
+    /// number there (``AuditScope``).
+    static func auditAssociatedData(chain: [UInt8], sequence: Int64) -> [UInt8] {
+        associatedData(
+            label: "swcred/audit-chain", format: formatVersion,
+            parts: [chain, withUnsafeBytes(of: sequence.littleEndian) { Array($0) }])
+    }
+
     /// Binds a sealed "never save" host to its index and the format version (`format` is the
     /// legacy one only when ``FormatUpgrade`` reads a format-1 marker).
     static func neverSaveAssociatedData(hostIndex: [UInt8], format: UInt32 = VaultKeys.formatVersion) -> [UInt8] {

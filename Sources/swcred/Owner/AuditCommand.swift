@@ -16,7 +16,9 @@ struct AuditCommand: ParsableCommand {
             `swcred serve`, and a stored verdict that changed (`swcred verify`, the service's \
             re-verifier, or a check an app's request set off). Entries are chained by keyed \
             MACs and the chain's head is sealed, so `swcred audit verify` catches entries that \
-            were altered, removed, reordered or cut off the end (exit 9).
+            were altered, removed, reordered or cut off the end (exit 9). A running `swcred \
+            serve` appends its requests' entries to a chain of its own, so that two instances \
+            never wait for each other; `audit` lists every chain's entries together, by time.
             """,
         subcommands: [AuditListCommand.self, AuditVerifyCommand.self, AuditPruneCommand.self],
         defaultSubcommand: AuditListCommand.self)
@@ -28,12 +30,13 @@ struct AuditListCommand: ParsableCommand {
         commandName: "list",
         abstract: "List audit entries, oldest first (the default subcommand).",
         discussion: """
-            Output: one line per entry, #SEQ TAB TIME TAB ACTOR TAB OPERATION TAB OUTCOME TAB \
+            Output: one line per entry, #SEQ (CHAIN#SEQ for an entry of a service's own chain, \
+            CHAIN the first 8 hex digits of its name) TAB TIME TAB ACTOR TAB OPERATION TAB OUTCOME TAB \
             DOMAIN TAB ACCOUNT, where OUTCOME is done or refused:CODE and a released request adds \
             a TAB and the credentials it released (DOMAIN ACCOUNT, comma-separated). An entry with \
             a detail adds a TAB and the released credentials (- when none) and a TAB and the \
             detail: a token's id and grant (never the token), a verdict's old and new value. With \
-            --json [{"seq", "time", "actor", "operation", "outcome", "error", "domain", "account", \
+            --json [{"chain" (null for the vault's chain), "seq", "time", "actor", "operation", "outcome", "error", "domain", "account", \
             "app", "released": [{"domain", "account"}], "detail"}].
             """)
 
@@ -78,7 +81,8 @@ struct AuditListCommand: ParsableCommand {
             let event = entry.event
             let outcome = event.outcome.errorCode.map { "refused:\($0.rawValue)" } ?? event.outcome.name
             var fields = [
-                "#\(entry.sequence)", entry.date.formatted(.iso8601), event.actor.name, event.operation.rawValue,
+                entry.chain.map { "\($0.prefix(8))#\(entry.sequence)" } ?? "#\(entry.sequence)",
+                entry.date.formatted(.iso8601), event.actor.name, event.operation.rawValue,
                 outcome,
                 event.domain ?? event.app ?? "-", event.account ?? "-",
             ]
@@ -101,6 +105,7 @@ struct AuditListCommand: ParsableCommand {
 
 /// One entry in `audit --json`.
 private struct ListedEntry: Encodable {
+    let chain: String?
     let seq: Int64
     let time: String
     let actor: String
@@ -114,6 +119,7 @@ private struct ListedEntry: Encodable {
     let detail: String?
 
     init(_ entry: AuditEntry) {
+        chain = entry.chain
         seq = entry.sequence
         time = entry.date.formatted(.iso8601)
         actor = entry.event.actor.name
@@ -129,6 +135,7 @@ private struct ListedEntry: Encodable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(chain, forKey: .chain)
         try container.encode(seq, forKey: .seq)
         try container.encode(time, forKey: .time)
         try container.encode(actor, forKey: .actor)
@@ -143,7 +150,7 @@ private struct ListedEntry: Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case seq, time, actor, operation, outcome, error, domain, account, app, released, detail
+        case chain, seq, time, actor, operation, outcome, error, domain, account, app, released, detail
     }
 }
 

@@ -94,6 +94,10 @@ package final class PostgresStorage: VaultStorage {
         try inWrite(durability: durability, body)
     }
 
+    package func writeBeside<T>(durability: CommitDurability, _ body: (any StoreWriter) throws -> T) throws -> T {
+        try inWrite(durability: durability, takingWritersLock: false, body)
+    }
+
     package func read<T: Sendable>(_ body: @escaping @Sendable (any StoreReader) throws -> T) async throws -> T {
         try await threads.run { try self.read(body) }
     }
@@ -163,17 +167,20 @@ package final class PostgresStorage: VaultStorage {
         }
     }
 
-    /// A write transaction: the writers' lock first (waiting at most the busy timeout, then
-    /// `.vaultBusy`); an `.ordered` commit does not wait for the WAL flush
-    /// (`synchronous_commit=off`: a server crash may lose the last commits, never tear or reorder
-    /// them).
-    func inWrite<T>(durability: CommitDurability, _ body: (PostgresStoreConnection) throws -> T) throws -> T {
+    /// A write transaction: the writers' lock first unless `takingWritersLock` is false (waiting
+    /// at most the busy timeout, then `.vaultBusy`; row locks are waited for as long); an
+    /// `.ordered` commit does not wait for the WAL flush (`synchronous_commit=off`: a server crash
+    /// may lose the last commits, never tear or reorder them).
+    func inWrite<T>(
+        durability: CommitDurability, takingWritersLock: Bool = true, _ body: (PostgresStoreConnection) throws -> T
+    ) throws -> T {
         // One round trip after BEGIN: set_config(..., true) is SET LOCAL, and a select list is
         // evaluated in order, so the lock is waited for under the timeout just set.
         let synchronous = durability == .ordered ? ", set_config('synchronous_commit', 'off', true)" : ""
+        let lock = takingWritersLock ? ", pg_advisory_xact_lock(\(Self.writerLock))" : ""
         let begin = [
             "BEGIN ISOLATION LEVEL READ COMMITTED",
-            "SELECT set_config('lock_timeout', '\(Int(busyTimeout * 1000))', true)\(synchronous), pg_advisory_xact_lock(\(Self.writerLock))",
+            "SELECT set_config('lock_timeout', '\(Int(busyTimeout * 1000))', true)\(synchronous)\(lock)",
         ]
         return try inTransaction(begin: begin, commit: true, awaitCommit: true, body)
     }
