@@ -64,7 +64,7 @@ struct AuditBoundaryTests {
             var values = AuditChain.covered(row)
             values[3] = .text(AuditOperation.request.rawValue)
             values[6] = .blob(sealed)
-            let tag = AuditChain.tag(of: values, keys: keys, previous: AuditChain.Link.genesis.tag)
+            let tag = AuditScope.vault.tag(of: values, keys: keys, previous: AuditChain.Link.genesis.tag)
             try db.execute(
                 "UPDATE audit_log SET operation = ?, sealed = ?, tag = ? WHERE seq = 1",
                 [values[3], values[6], .blob(tag)])

@@ -175,7 +175,8 @@ extension GrantRollbackTests.Writer {
 /// `vault_meta.grant_set` (a MAC over the sorted MACs of the granted rows, then those MACs) under
 /// the state seal, and no `grant_members` table.
 enum GrantListFixture {
-    /// Rewrites `vault`'s grant set as the list of its members, and takes migration 0012 back.
+    /// Rewrites `vault`'s grant set as the list of its members, and takes migration 0012 (and
+    /// those after it) back.
     static func rewind(_ vault: Vault, engine: StorageEngine, execute: (String) throws -> Void) throws {
         try vault.write { db, keys in
             let macs = try GrantSet.memberRows(db).sorted { $0.lexicographicallyPrecedes($1) }
@@ -183,10 +184,21 @@ enum GrantListFixture {
             try db.perform("UPDATE vault_meta SET grant_set = ? WHERE id = 1", [.blob(tag + macs.joined())])
             try StateSeal.reseal(db, keys: keys, path: vault.path)
         }
-        try execute("DROP TABLE grant_members")
+        // The migrations after it go too, so that the vault is as swcred left it then.
+        for statement in [
+            "DROP TABLE audit_chain_log", "DROP TABLE audit_chains",
+            "ALTER TABLE vault_meta DROP COLUMN audit_checkpoint",
+            "DROP TABLE grant_members",
+        ] {
+            try execute(statement)
+        }
         switch engine {
-        case .sqlite: try execute("DELETE FROM grdb_migrations WHERE identifier = '0012_grant_members'")
-        case .postgresql: try execute("DELETE FROM swcred_migrations WHERE identifier = '0007_grant_members'")
+        case .sqlite:
+            try execute(
+                "DELETE FROM grdb_migrations WHERE identifier IN ('0012_grant_members', '0013_audit_chains')")
+        case .postgresql:
+            try execute(
+                "DELETE FROM swcred_migrations WHERE identifier IN ('0007_grant_members', '0008_audit_chains')")
         }
     }
 }

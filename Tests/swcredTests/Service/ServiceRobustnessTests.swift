@@ -186,24 +186,31 @@ struct ServiceRobustnessTests {
         }
     }
 
-    @Test("an audit entry numbered 2^63-1 planted in the file: requests get a 500 naming it and the service stays up")
+    @Test(
+        "an audit entry numbered 2^63-1 planted in either chain: changes and no-ops get a 500 naming it and the service stays up"
+    )
     func auditSequenceAtLimit() async throws {
         try await ServiceFixture.with { fixture in
             try fixture.start()
             let token = try fixture.token(["--allow", "add"])
             let put = ["domain": "shop.example", "account": "alice", "password": "Pw-alice-1"]
-            #expect(try fixture.call("PUT", "/v1/credentials", token: token, json: put).status == 200)
+            // The first is a change (the vault's chain), the second a no-op (the service's own).
+            for _ in 0..<2 {
+                #expect(try fixture.call("PUT", "/v1/credentials", token: token, json: put).status == 200)
+            }
             let sqlite3 = Process()
             sqlite3.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
             sqlite3.arguments = [
                 fixture.gated.vaultPath,
-                "INSERT INTO audit_log (seq, at, actor, operation, outcome, sealed, tag) VALUES (9223372036854775807, 0, 'owner', 'add', 'done', x'00', zeroblob(32))",
+                // In the vault's chain (a change's entry) and in the service's own (a no-op's).
+                "INSERT INTO audit_log (seq, at, actor, operation, outcome, sealed, tag) VALUES (9223372036854775807, 0, 'owner', 'add', 'done', x'00', zeroblob(32)); INSERT INTO audit_chain_log (chain, seq, at, actor, operation, outcome, sealed, tag) SELECT chain, 9223372036854775807, 0, 'owner', 'add', 'done', x'00', zeroblob(32) FROM audit_chains",
             ]
             try sqlite3.run()
             sqlite3.waitUntilExit()
             #expect(sqlite3.terminationStatus == 0)
-            for _ in 0..<2 {
-                let refused = try fixture.call("PUT", "/v1/credentials", token: token, json: put)
+            let changed = ["domain": "shop.example", "account": "alice", "password": "Pw-alice-2"]
+            for body in [put, changed, put] {
+                let refused = try fixture.call("PUT", "/v1/credentials", token: token, json: body)
                 #expect(refused.status == 500, "\(refused.text)")
                 #expect(try fixture.call("GET", "/v1/health").status == 200)
             }

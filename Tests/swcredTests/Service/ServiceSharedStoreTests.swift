@@ -76,6 +76,60 @@ struct ServiceSharedStoreTests {
     }
 
     @Test(
+        "requests of two instances commit while another client holds the writers' lock and vault_meta's row: each appends to a chain of its own, and verify checks both"
+    )
+    func requestsWriteNoSharedRow() async throws {
+        let database = try TestPostgres.freshDatabase()
+        try await GatedFixture.with(store: database) { gated in
+            try await gated.withServices(["a", "b"]) { instances in
+                let token = try gated.expect(["app", "token", "create", GatedFixture.app], status: 0).stdout
+                    .trimmingCharacters(in: .newlines)
+                let credential: [String: Any] = [
+                    "domain": "shop.example", "account": "alice", "password": "Beside-Pw-31",
+                ]
+                let saved = try UnixHTTP.request(
+                    instances[0].socketPath, "PUT", "/v1/credentials", token: token, json: credential)
+                #expect(saved.status == 200, "\(saved.text)")
+                // A client that holds every writer back: the writers' advisory lock (the one
+                // PostgresStorage takes for a change) and vault_meta's row, for 5 seconds.
+                let holder = BackgroundWork<String> {
+                    try TestPostgres.psql(
+                        database,
+                        "BEGIN; SELECT pg_advisory_xact_lock(\(Self.writersLock)); SELECT 1 FROM vault_meta FOR UPDATE; SELECT pg_sleep(5); COMMIT;"
+                    )
+                }
+                let held = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                while try TestPostgres.psql(database, held).trimmingCharacters(in: .whitespacesAndNewlines) != "1" {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                let started = ContinuousClock.now
+                for instance in instances {
+                    for _ in 0..<3 {
+                        let found = try UnixHTTP.request(
+                            instance.socketPath, "POST", "/v1/credentials/request", token: token,
+                            json: ["domain": "shop.example"])
+                        #expect(found.status == 200 && found.text.contains("Beside-Pw-31"), "\(found.text)")
+                    }
+                }
+                let elapsed = ContinuousClock.now - started
+                #expect(elapsed < .seconds(3), "six requests took \(elapsed) while the writers' lock was held")
+                _ = try await holder.value
+
+                #expect(try TestPostgres.psql(database, "SELECT count(*) FROM audit_chains").hasPrefix("2"))
+                try gated.expect(["audit", "verify"], status: 0)
+                let listed = try gated.expect(["audit", "--operation", "request", "--json"], status: 0)
+                let entries = try #require(
+                    try JSONSerialization.jsonObject(with: listed.stdoutData) as? [[String: Any]])
+                #expect(entries.count == 6)
+                #expect(Set(entries.compactMap { $0["chain"] as? String }).count == 2)
+            }
+        }
+    }
+
+    /// PostgresStorage's writers' lock (`pg_advisory_xact_lock` key).
+    private static let writersLock: Int64 = 0x7377_6372_6564_0001
+
+    @Test(
         "of two instances, one at a time re-verifies: a slow site is fetched once per due verdict, not once per instance"
     )
     func oneReverifierAtATime() async throws {

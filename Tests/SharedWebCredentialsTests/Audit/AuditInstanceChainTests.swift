@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+@testable import SharedWebCredentials
+@testable import TestSupport
+
+/// Issue 52: a running instance appends its entries to an audit chain of its own, writing no row
+/// that another instance or a change writes (`vault_meta` above all), and `audit verify` still
+/// finds entries altered, cut off, or a chain's head set back once a change sealed it.
+@Suite("Audit log: instance chains")
+struct AuditInstanceChainTests {
+    private typealias Writer = GrantRollbackTests.Writer
+
+    private static let release = AuditEvent(
+        actor: AuditActor(name: "ABCDE12345.com.example.app"), operation: .request, domain: "shop.example",
+        released: [AuditCredential(domain: "shop.example", account: "alice")])
+
+    /// A vault on `engine`, and a second handle on it that appends to a chain of its own (as the
+    /// service does).
+    private func makeVaults(
+        _ engine: StorageEngine, in directory: TemporaryDirectory
+    ) throws -> (
+        owner: Vault, instance: Vault, writer: Writer
+    ) {
+        let store = try engine.freshStore(in: directory)
+        let owner = try Vault.create(
+            in: store, protection: .passphrase(SecureBytes(utf8: VaultTestSupport.passphrase), VaultTestSupport.fastKDF)
+        )
+        var configuration = VaultConfiguration()
+        configuration.appendsToInstanceChain = true
+        let instance = try Vault.open(
+            store: store, secret: .passphrase(SecureBytes(utf8: VaultTestSupport.passphrase)),
+            configuration: configuration)
+        return (owner, instance, Writer(store: store))
+    }
+
+    /// `vault_meta`'s sealed columns and the vault chain's entries, as the writer sees them.
+    private func vaultChainState(_ writer: Writer) throws -> [String] {
+        try writer.copy("vault_meta", where: "id = 1") + writer.copy("audit_log", where: "1 = 1")
+    }
+
+    @Test(
+        "an instance's entries write neither vault_meta nor the vault's chain, and verify",
+        arguments: StorageEngine.allCases)
+    func entriesWriteNoSharedRow(engine: StorageEngine) async throws {
+        let directory = try TemporaryDirectory()
+        let (owner, instance, writer) = try makeVaults(engine, in: directory)
+        let before = try vaultChainState(writer)
+        for _ in 0..<3 { try await instance.audit.append(Self.release) }
+        #expect(try vaultChainState(writer) == before)
+        #expect(try writer.copy("audit_chains", where: "1 = 1").count == 1)
+        let entries = try owner.audit.entries(operation: .request)
+        #expect(entries.map(\.sequence) == [1, 2, 3])
+        #expect(Set(entries.map(\.chain)).count == 1 && entries[0].chain?.count == 32)
+        #expect(entries[0].event.released == Self.release.released)
+        let verification = try owner.audit.verify()
+        #expect(verification.isIntact, "\(String(describing: verification.problem))")
+        // A one-shot handle (the default) goes on writing the vault's chain.
+        try await owner.audit.append(Self.release)
+        #expect(try owner.audit.entries(operation: .request).filter { $0.chain == nil }.count == 1)
+    }
+
+    @Test(
+        "a head set back with its tail cut is found once a change sealed it, and no later change blesses it",
+        arguments: StorageEngine.allCases)
+    func setBackHeadFound(engine: StorageEngine) async throws {
+        let directory = try TemporaryDirectory()
+        let (owner, instance, writer) = try makeVaults(engine, in: directory)
+        for _ in 0..<3 { try await instance.audit.append(Self.release) }
+        let headAtThree = try writer.copy("audit_chains", where: "1 = 1")
+        for _ in 0..<2 { try await instance.audit.append(Self.release) }
+        try owner.neverSave.mark("sealed.example")  // a change: seals the checkpoint at entry #5
+        #expect(try owner.audit.verify().isIntact)
+
+        try writer.execute("DELETE FROM audit_chain_log WHERE seq > 3")
+        try writer.execute("DELETE FROM audit_chains")
+        for statement in headAtThree { try writer.execute(statement) }
+        let found = try owner.audit.verify()
+        #expect(found.problem?.contains("entry #5 was sealed in it") == true, "\(String(describing: found.problem))")
+        #expect(found.chain != nil)
+        // The next change goes through (the owner is never stopped) and does not bless it.
+        try owner.neverSave.mark("later.example")
+        #expect(try owner.audit.verify().problem?.contains("entry #5 was sealed in it") == true)
+        // The process that wrote entry #5 refuses to go on from #3.
+        let refused = await failure { try await instance.audit.append(Self.release) }
+        #expect(refused?.code == .integrityFailure && refused?.message.contains("went back from entry 5 to 3") == true)
+    }
+
+    @Test("entries cut off an instance chain's end, or altered, are named", arguments: StorageEngine.allCases)
+    func cutAndAlteredEntriesFound(engine: StorageEngine) async throws {
+        let directory = try TemporaryDirectory()
+        let (owner, instance, writer) = try makeVaults(engine, in: directory)
+        for _ in 0..<4 { try await instance.audit.append(Self.release) }
+        try writer.execute("UPDATE audit_chain_log SET actor = 'owner' WHERE seq = 2")
+        let altered = try owner.audit.verify()
+        #expect(altered.firstBadEntry == 2 && altered.problem?.contains("instance chain") == true)
+        try writer.execute("DELETE FROM audit_chain_log WHERE seq >= 2")
+        let cut = try owner.audit.verify()
+        #expect(
+            cut.problem?.contains("entries #2 to #4 were cut off the end") == true, "\(String(describing: cut.problem))"
+        )
+    }
+
+    @Test("a chain's row deleted with its entries is found by its checkpoint", arguments: StorageEngine.allCases)
+    func deletedChainFound(engine: StorageEngine) async throws {
+        let directory = try TemporaryDirectory()
+        let (owner, instance, writer) = try makeVaults(engine, in: directory)
+        try await instance.audit.append(Self.release)
+        try owner.neverSave.mark("sealed.example")
+        try writer.execute("DELETE FROM audit_chain_log")
+        try writer.execute("DELETE FROM audit_chains")
+        let found = try owner.audit.verify()
+        #expect(
+            found.problem?.contains("sealed at entry #1, is missing") == true, "\(String(describing: found.problem))")
+        let refused = await failure { try await instance.audit.append(Self.release) }
+        #expect(refused?.code == .integrityFailure && refused?.message.contains("is gone") == true)
+    }
+
+    @Test(
+        "rekey re-tags every chain and the checkpoint; prune moves each chain's anchor",
+        arguments: StorageEngine.allCases)
+    func rekeyAndPrune(engine: StorageEngine) async throws {
+        let directory = try TemporaryDirectory()
+        let (owner, instance, _) = try makeVaults(engine, in: directory)
+        for _ in 0..<3 { try await instance.audit.append(Self.release) }
+        try owner.neverSave.mark("sealed.example")
+        _ = try owner.rotateKey()
+        let rotated = try owner.audit.verify()
+        #expect(rotated.isIntact, "\(String(describing: rotated.problem))")
+        #expect(try owner.audit.entries(operation: .request).count == 3)
+        // The instance follows the rotation (the default) and goes on in its chain.
+        try await instance.audit.append(Self.release)
+        #expect(try owner.audit.entries(operation: .request).map(\.sequence) == [1, 2, 3, 4])
+
+        let dropped = try owner.audit.prune(before: Date().addingTimeInterval(60))
+        #expect(dropped >= 4)
+        #expect(try owner.audit.entries(operation: .request).isEmpty)
+        let pruned = try owner.audit.verify()
+        #expect(pruned.isIntact, "\(String(describing: pruned.problem))")
+        try await instance.audit.append(Self.release)
+        #expect(try owner.audit.entries(operation: .request).map(\.sequence) == [5])
+        #expect(try owner.audit.verify().isIntact)
+    }
+}

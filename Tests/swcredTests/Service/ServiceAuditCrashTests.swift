@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+@testable import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Issue 52: `swcred serve` killed between a release or a change and the commit of its audit
+/// entry, on PostgreSQL, where another client's row lock holds the service's transaction at the
+/// statement chosen: after a release's entry is written and before its chain's head moves, and
+/// after a change is written and before it and its entry are sealed. Nothing is released or
+/// changed unaudited, and `audit verify` finds the log intact. (On SQLite, where no statement can
+/// be held, `ServiceConcurrencyTests` kills the service at random moments of its group commits.)
+@Suite("swcred serve: killed between a release or a change and its audit entry")
+struct ServiceAuditCrashTests {
+    private static var credential: [String: Any] {
+        [
+            "domain": "shop.example", "account": "alice", "password": "Crash-Pw-53",
+        ]
+    }
+
+    @Test("killed while a release's entry waits to move its chain's head: no password out, no entry, the log verifies")
+    func killedBetweenEntryAndHead() async throws {
+        let database = try TestPostgres.freshDatabase()
+        try await GatedFixture.with(store: database) { gated in
+            try await gated.withServices(["a"]) { instances in
+                let socket = instances[0].socketPath
+                let token = try Self.ready(gated, socket: socket)
+                let entries = try Self.count(database, "audit_chain_log")
+                let outcome = try await Self.killed(
+                    instances[0], database: database, holding: "audit_chains",
+                    during: {
+                        try? UnixHTTP.request(
+                            socket, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
+                    })
+                #expect(outcome.map { !$0.text.contains("Crash-Pw-53") } ?? true, "released: \(outcome?.text ?? "")")
+                #expect(try Self.count(database, "audit_chain_log") == entries)
+                try gated.expect(["audit", "verify"], status: 0)
+            }
+        }
+    }
+
+    @Test("killed while a change waits to seal itself and its entry: nothing saved, no entry, the log verifies")
+    func killedBetweenChangeAndSeal() async throws {
+        let database = try TestPostgres.freshDatabase()
+        try await GatedFixture.with(store: database) { gated in
+            try await gated.withServices(["a"]) { instances in
+                let socket = instances[0].socketPath
+                let token = try Self.ready(gated, socket: socket)
+                let (entries, credentials) = (
+                    try Self.count(database, "audit_log"), try Self.count(database, "credentials")
+                )
+                let outcome = try await Self.killed(
+                    instances[0], database: database, holding: "vault_meta",
+                    during: {
+                        try? UnixHTTP.request(
+                            socket, "PUT", "/v1/credentials", token: token,
+                            json: ["domain": "shop.example", "account": "bob", "password": "Crash-Pw-54"])
+                    })
+                #expect(outcome?.status != 200, "acknowledged: \(outcome?.text ?? "")")
+                #expect(try Self.count(database, "credentials") == credentials)
+                #expect(try Self.count(database, "audit_log") == entries)
+                try gated.expect(["audit", "verify"], status: 0)
+                #expect(!(try gated.expect(["item", "list"], status: 0).stdout.contains("bob")))
+            }
+        }
+    }
+
+    /// A token, alice's credential saved and requested once (the verdict stored, the service's
+    /// chain begun); returns the token.
+    private static func ready(_ gated: GatedFixture, socket: String) throws -> String {
+        let token = try gated.expect(["app", "token", "create", GatedFixture.app], status: 0).stdout
+            .trimmingCharacters(in: .newlines)
+        #expect(try UnixHTTP.request(socket, "PUT", "/v1/credentials", token: token, json: credential).status == 200)
+        let found = try UnixHTTP.request(
+            socket, "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
+        #expect(found.status == 200 && found.text.contains("Crash-Pw-53"), "\(found.text)")
+        return token
+    }
+
+    /// Holds every row of `table` locked from another connection, sends `request` to `service`,
+    /// waits until the service's transaction waits for that lock, kills the service, then lets
+    /// the lock go and waits until the killed transaction is gone; returns what the client got.
+    private static func killed(
+        _ service: ServiceProcess, database: String, holding table: String,
+        during request: @escaping @Sendable () -> UnixHTTP.Response?
+    ) async throws -> UnixHTTP.Response? {
+        let holder = BackgroundWork<String> {
+            try TestPostgres.psql(database, "BEGIN; SELECT 1 FROM \(table) FOR UPDATE; SELECT pg_sleep(3); COMMIT;")
+        }
+        try await waitFor(database, "query LIKE 'BEGIN; SELECT 1 FROM \(table) FOR UPDATE%' AND state = 'active'")
+        let pending = BackgroundWork<UnixHTTP.Response?> { request() }
+        try await waitFor(database, "application_name = 'swcred' AND wait_event_type = 'Lock'")
+        #expect(service.stop(signal: SIGKILL) == SIGKILL)
+        let outcome = try await pending.value
+        _ = try await holder.value
+        try await waitFor(database, "application_name = 'swcred' AND state <> 'idle'", count: 0)
+        return outcome
+    }
+
+    /// Waits (at most 20 s) until `count` sessions of pg_stat_activity match `condition`.
+    private static func waitFor(_ database: String, _ condition: String, count: Int = 1) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        let query = "SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND \(condition)"
+        while try Int(TestPostgres.psql(database, query).trimmingCharacters(in: .whitespacesAndNewlines)) != count {
+            guard ContinuousClock.now < deadline else { throw FixtureError(message: "never: \(condition)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    private static func count(_ database: String, _ table: String) throws -> Int {
+        Int(
+            try TestPostgres.psql(database, "SELECT count(*) FROM \(table)").trimmingCharacters(
+                in: .whitespacesAndNewlines))
+            ?? -1
+    }
+}
