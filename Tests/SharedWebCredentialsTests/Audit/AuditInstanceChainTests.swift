@@ -61,7 +61,7 @@ struct AuditInstanceChainTests {
     }
 
     @Test(
-        "a head set back with its tail cut is found once a change sealed it, and no later change blesses it",
+        "a head set back with its tail cut is found once a change sealed it, and no later change or rekey blesses it",
         arguments: StorageEngine.allCases)
     func setBackHeadFound(engine: StorageEngine) async throws {
         let directory = try TemporaryDirectory()
@@ -84,6 +84,9 @@ struct AuditInstanceChainTests {
         // The process that wrote entry #5 refuses to go on from #3.
         let refused = await failure { try await instance.audit.append(Self.release) }
         #expect(refused?.code == .integrityFailure && refused?.message.contains("went back from entry 5 to 3") == true)
+        // Nor does a change of key: the mark moves to the new key only for an entry that held it.
+        _ = try owner.rotateKey()
+        #expect(try owner.audit.verify().problem?.contains("entry #5 was sealed in it") == true)
     }
 
     @Test("entries cut off an instance chain's end, or altered, are named", arguments: StorageEngine.allCases)
