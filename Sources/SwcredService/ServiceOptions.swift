@@ -58,9 +58,11 @@ public struct ServiceOptions: Sendable, Equatable {
     /// `TMPDIR`, `SWCRED_BROWSER_SOCKET`), `userName` the folder KeePassXC falls back to without
     /// `XDG_RUNTIME_DIR`. Reads no file and opens nothing.
     ///
-    /// - Throws: `invalidInput` naming the option and its value: a duration that is not one,
-    ///   `--listen` that is not HOST:PORT or lacks its certificate or key, a bad `--connect-to`.
+    /// - Throws: `invalidInput` naming the option and its value: a duration that is not one, a
+    ///   number of seconds out of its range, `--listen` that is not HOST:PORT or lacks its
+    ///   certificate or key, a certificate or key without `--listen`, a bad `--connect-to` rule.
     public func configuration(environment: [String: String], userName: String) throws -> ServiceConfiguration {
+        try checkRanges()
         var configuration = ServiceConfiguration(
             socketPath: socket ?? ServiceSocket.defaultPath(environment: environment),
             allowedUIDs: Set(allowedUIDs),
@@ -85,12 +87,36 @@ public struct ServiceOptions: Sendable, Equatable {
         return configuration
     }
 
+    /// Each number of seconds within its range, else an error naming the option and the value.
+    private func checkRanges() throws {
+        let ranges: [(option: String, value: Int, range: ClosedRange<Int>)] = [
+            ("--timeout", timeout, 1...600), ("--body-timeout", bodyTimeout, 1...600),
+            ("--idle-timeout", idleTimeout, 1...86400), ("--busy-timeout", busyTimeout, 1...600),
+            ("--shutdown-grace", shutdownGrace, 1...600),
+        ]
+        for (option, value, range) in ranges where !range.contains(value) {
+            throw SharedWebCredentialsError(
+                .invalidInput,
+                "\(option) \(value) is out of range: give \(range.lowerBound) to \(range.upperBound) seconds.")
+        }
+    }
+
     /// The TLS listener of `--listen` with its certificate and key, nil without `--listen`.
     private func tcpListener() throws -> ServiceConfiguration.TCPListener? {
-        guard let listen else { return nil }
+        guard let listen else {
+            for (option, path) in [("--tls-cert", tlsCert), ("--tls-key", tlsKey)] {
+                if let path {
+                    throw SharedWebCredentialsError(
+                        .invalidInput,
+                        "\(option) \"\(path)\" goes with --listen HOST:PORT: give --listen too, or leave it out.")
+                }
+            }
+            return nil
+        }
         guard let tlsCert, let tlsKey else {
             throw SharedWebCredentialsError(
-                .invalidInput, "--listen needs --tls-cert and --tls-key: there is no plaintext TCP.")
+                .invalidInput,
+                "--listen \"\(listen)\" needs --tls-cert and --tls-key: there is no plaintext TCP.")
         }
         guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
             (1...65535).contains(port), colon != listen.startIndex

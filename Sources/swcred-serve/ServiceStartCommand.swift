@@ -155,32 +155,20 @@ struct ServiceStartCommand: ParsableCommand {
         if passphraseFile != nil && keyFile != nil {
             throw ValidationError("Give either --passphrase-file or --key-file, not both.")
         }
-        if listen != nil && (tlsCert == nil || tlsKey == nil) {
-            throw ValidationError("--listen needs --tls-cert and --tls-key: there is no plaintext TCP.")
-        }
-        if listen == nil && (tlsCert != nil || tlsKey != nil) {
-            throw ValidationError("--tls-cert and --tls-key go with --listen HOST:PORT.")
-        }
-        guard (1...600).contains(timeout), (1...600).contains(bodyTimeout), (1...86400).contains(idleTimeout),
-            (1...600).contains(busyTimeout), (1...600).contains(shutdownGrace)
-        else {
-            throw ValidationError(
-                "--timeout, --body-timeout, --busy-timeout and --shutdown-grace must be 1 to 600 seconds, --idle-timeout 1 to 86400."
-            )
-        }
         guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level must be one of debug, info, notice, warning, error.")
+            throw ValidationError("--log-level \"\(logLevel)\" is not one of debug, info, notice, warning, error.")
         }
     }
 
     /// Unlocks the vault and serves until a shutdown signal; `environmentPassphrase` is
     /// `SWCRED_PASSPHRASE`, already taken out of the environment.
     func serve(environmentPassphrase: SecureBytes?) async throws {
-        let store = try VaultStore.resolve(store: store, vaultPath: vaultPath, passwordFile: storePasswordFile)
-        _ = try Vault.inspect(store: store)
+        // The options first: a bad one is named before anything is opened or found missing.
         let environment = ProcessInfo.processInfo.environment
         let userName = getpwuid(getuid()).flatMap { String(validatingCString: $0.pointee.pw_name) } ?? "\(getuid())"
         let configuration = try options.configuration(environment: environment, userName: userName)
+        let store = try VaultStore.resolve(store: store, vaultPath: vaultPath, passwordFile: storePasswordFile)
+        _ = try Vault.inspect(store: store)
         let vault = try Vault.open(
             store: store, secret: try secret(environmentPassphrase: environmentPassphrase),
             configuration: configuration.vault)

@@ -182,7 +182,7 @@ struct ServiceOptionsTests {
 
 extension ServiceOptions {
     /// `--listen address --tls-cert cert --tls-key key`.
-    fileprivate mutating func listenWithTLS(_ address: String, cert: String, key: String) {
+    mutating func listenWithTLS(_ address: String, cert: String = "/k/a.crt", key: String = "/k/a.key") {
         listen = address
         tlsCert = cert
         tlsKey = key
