@@ -19,10 +19,6 @@ struct ServiceOptionErrorTests {
         var testDescription: String { arguments.joined(separator: " ") }
     }
 
-    static func outOfRange(_ option: String, _ value: Int, maximum: Int = 600) -> String {
-        "\(option) \(value) is out of range: give 1 to \(maximum) seconds."
-    }
-
     static func notADuration(_ option: String, _ value: String) -> String {
         "\(option) \"\(value)\" is not a duration: give a positive whole number and a unit s, m, h, d or w"
     }
@@ -33,84 +29,75 @@ struct ServiceOptionErrorTests {
 
     static let tls = ["--tls-cert", "/k/a.crt", "--tls-key", "/k/a.key"]
 
-    static let cases: [Case] = [
-        Case(arguments: ["--timeout", "0"], change: { $0.timeout = 0 }, message: outOfRange("--timeout", 0)),
-        Case(arguments: ["--timeout", "601"], change: { $0.timeout = 601 }, message: outOfRange("--timeout", 601)),
-        Case(
-            arguments: ["--body-timeout", "0"], change: { $0.bodyTimeout = 0 },
-            message: outOfRange("--body-timeout", 0)),
-        Case(
-            arguments: ["--body-timeout", "601"], change: { $0.bodyTimeout = 601 },
-            message: outOfRange("--body-timeout", 601)),
-        Case(
-            arguments: ["--idle-timeout", "0"], change: { $0.idleTimeout = 0 },
-            message: outOfRange("--idle-timeout", 0, maximum: 86400)),
-        Case(
-            arguments: ["--idle-timeout", "86401"], change: { $0.idleTimeout = 86401 },
-            message: outOfRange("--idle-timeout", 86401, maximum: 86400)),
-        Case(
-            arguments: ["--busy-timeout", "0"], change: { $0.busyTimeout = 0 },
-            message: outOfRange("--busy-timeout", 0)),
-        Case(
-            arguments: ["--busy-timeout", "601"], change: { $0.busyTimeout = 601 },
-            message: outOfRange("--busy-timeout", 601)),
-        Case(
-            arguments: ["--shutdown-grace", "0"], change: { $0.shutdownGrace = 0 },
-            message: outOfRange("--shutdown-grace", 0)),
-        Case(
-            arguments: ["--shutdown-grace", "601"], change: { $0.shutdownGrace = 601 },
-            message: outOfRange("--shutdown-grace", 601)),
-        Case(
-            arguments: ["--lock-after", "5x"], change: { $0.lockAfter = "5x" },
-            message: notADuration("--lock-after", "5x")),
-        Case(
-            arguments: ["--lock-after", "15"], change: { $0.lockAfter = "15" },
-            message: notADuration("--lock-after", "15")),
-        Case(
-            arguments: ["--consent-timeout", "0s"], change: { $0.consentTimeout = "0s" },
-            message: notADuration("--consent-timeout", "0s")),
-        Case(
-            arguments: ["--reverify-every", "abc"], change: { $0.reverifyEvery = "abc" },
-            message: notADuration("--reverify-every", "abc")),
-        Case(
-            arguments: ["--recheck-after=-1d"], change: { $0.recheckAfter = "-1d" },
-            message: notADuration("--recheck-after", "-1d")),
-        Case(
-            arguments: ["--listen", "nope"] + tls, change: { $0.listenWithTLS("nope") },
-            message: notHostPort("nope")),
-        Case(
-            arguments: ["--listen", "127.0.0.1:0"] + tls, change: { $0.listenWithTLS("127.0.0.1:0") },
-            message: notHostPort("127.0.0.1:0")),
-        Case(
-            arguments: ["--listen", "127.0.0.1:65536"] + tls, change: { $0.listenWithTLS("127.0.0.1:65536") },
-            message: notHostPort("127.0.0.1:65536")),
-        Case(
-            arguments: ["--listen", ":8443"] + tls, change: { $0.listenWithTLS(":8443") },
-            message: notHostPort(":8443")),
-        Case(
-            arguments: ["--listen", "127.0.0.1:8443", "--tls-cert", "/k/a.crt"],
-            change: {
-                $0.listen = "127.0.0.1:8443"
-                $0.tlsCert = "/k/a.crt"
-            },
-            message: "--listen \"127.0.0.1:8443\" needs --tls-cert and --tls-key: there is no plaintext TCP."),
-        Case(
-            arguments: ["--listen", "127.0.0.1:8443", "--tls-key", "/k/a.key"],
-            change: {
-                $0.listen = "127.0.0.1:8443"
-                $0.tlsKey = "/k/a.key"
-            },
-            message: "--listen \"127.0.0.1:8443\" needs --tls-cert and --tls-key: there is no plaintext TCP."),
-        Case(
-            arguments: ["--tls-cert", "/k/a.crt"], change: { $0.tlsCert = "/k/a.crt" },
-            message: "--tls-cert \"/k/a.crt\" goes with --listen HOST:PORT: give --listen too, or leave it out."),
-        Case(
-            arguments: ["--tls-key", "/k/a.key"], change: { $0.tlsKey = "/k/a.key" },
-            message: "--tls-key \"/k/a.key\" goes with --listen HOST:PORT: give --listen too, or leave it out."),
-        Case(
-            arguments: ["--connect-to", "a.example:443"], change: { $0.connectTo = ["a.example:443"] },
-            message: "invalid --connect-to \"a.example:443\": it has 2 fields, not 4; expected HOST:PORT:ADDR:PORT2"),
+    /// Each number of seconds: its option, the field it sets, its largest value (the smallest is 1).
+    static let numbers: [(option: String, field: WritableKeyPath<ServiceOptions, Int> & Sendable, maximum: Int)] = [
+        ("--timeout", \.timeout, 600), ("--body-timeout", \.bodyTimeout, 600), ("--idle-timeout", \.idleTimeout, 86400),
+        ("--busy-timeout", \.busyTimeout, 600), ("--shutdown-grace", \.shutdownGrace, 600),
     ]
+
+    /// Each number at 0 and one past its largest value.
+    static let outOfRange: [Case] = numbers.flatMap { number in
+        [0, number.maximum + 1].map { value in
+            Case(
+                arguments: [number.option, "\(value)"], change: { $0[keyPath: number.field] = value },
+                message: "\(number.option) \(value) is out of range: give 1 to \(number.maximum) seconds.")
+        }
+    }
+
+    static let cases: [Case] =
+        outOfRange + [
+            Case(
+                arguments: ["--lock-after", "5x"], change: { $0.lockAfter = "5x" },
+                message: notADuration("--lock-after", "5x")),
+            Case(
+                arguments: ["--lock-after", "15"], change: { $0.lockAfter = "15" },
+                message: notADuration("--lock-after", "15")),
+            Case(
+                arguments: ["--consent-timeout", "0s"], change: { $0.consentTimeout = "0s" },
+                message: notADuration("--consent-timeout", "0s")),
+            Case(
+                arguments: ["--reverify-every", "abc"], change: { $0.reverifyEvery = "abc" },
+                message: notADuration("--reverify-every", "abc")),
+            Case(
+                arguments: ["--recheck-after=-1d"], change: { $0.recheckAfter = "-1d" },
+                message: notADuration("--recheck-after", "-1d")),
+            Case(
+                arguments: ["--listen", "nope"] + tls, change: { $0.listenWithTLS("nope") },
+                message: notHostPort("nope")),
+            Case(
+                arguments: ["--listen", "127.0.0.1:0"] + tls, change: { $0.listenWithTLS("127.0.0.1:0") },
+                message: notHostPort("127.0.0.1:0")),
+            Case(
+                arguments: ["--listen", "127.0.0.1:65536"] + tls, change: { $0.listenWithTLS("127.0.0.1:65536") },
+                message: notHostPort("127.0.0.1:65536")),
+            Case(
+                arguments: ["--listen", ":8443"] + tls, change: { $0.listenWithTLS(":8443") },
+                message: notHostPort(":8443")),
+            Case(
+                arguments: ["--listen", "127.0.0.1:8443", "--tls-cert", "/k/a.crt"],
+                change: {
+                    $0.listen = "127.0.0.1:8443"
+                    $0.tlsCert = "/k/a.crt"
+                },
+                message: "--listen \"127.0.0.1:8443\" needs --tls-cert and --tls-key: there is no plaintext TCP."),
+            Case(
+                arguments: ["--listen", "127.0.0.1:8443", "--tls-key", "/k/a.key"],
+                change: {
+                    $0.listen = "127.0.0.1:8443"
+                    $0.tlsKey = "/k/a.key"
+                },
+                message: "--listen \"127.0.0.1:8443\" needs --tls-cert and --tls-key: there is no plaintext TCP."),
+            Case(
+                arguments: ["--tls-cert", "/k/a.crt"], change: { $0.tlsCert = "/k/a.crt" },
+                message: "--tls-cert \"/k/a.crt\" goes with --listen HOST:PORT: give --listen too, or leave it out."),
+            Case(
+                arguments: ["--tls-key", "/k/a.key"], change: { $0.tlsKey = "/k/a.key" },
+                message: "--tls-key \"/k/a.key\" goes with --listen HOST:PORT: give --listen too, or leave it out."),
+            Case(
+                arguments: ["--connect-to", "a.example:443"], change: { $0.connectTo = ["a.example:443"] },
+                message: "invalid --connect-to \"a.example:443\": it has 2 fields, not 4; expected HOST:PORT:ADDR:PORT2"
+            ),
+        ]
 
     @Test("each bad value alone is refused as invalidInput, naming the option and the value", arguments: cases)
     func refusedByTheConfiguration(_ bad: Case) throws {
