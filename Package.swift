@@ -205,7 +205,6 @@ let package = Package(
             name: "swcred-serve",
             dependencies: [
                 "SwcredService",
-                "SwcredBrowser",
                 "SharedWebCredentials",
                 "SwcredHardening",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
