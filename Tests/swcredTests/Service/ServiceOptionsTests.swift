@@ -11,83 +11,90 @@ import Testing
 struct ServiceOptionsTests {
     static let environment = ["XDG_RUNTIME_DIR": "/run/user/1000"]
 
-    /// One option changed from the defaults, and the settings it must change (by path, see
-    /// ``ServiceSettingsSnapshot``), with their new values.
+    /// One option changed from the defaults: as typed, as it changes ``ServiceOptions``, and the
+    /// settings it must change (by path, see ``ServiceSettingsSnapshot``) with their new values.
     struct Case: Sendable, CustomTestStringConvertible {
-        var name: String
+        var arguments: [String]
         var change: @Sendable (inout ServiceOptions) -> Void
         var changes: [String: String]
-        var testDescription: String { name }
+        var testDescription: String { arguments.joined(separator: " ") }
     }
 
     static func seconds(_ count: Int64) -> String { "\(Duration.seconds(count))" }
 
     static let cases: [Case] = [
         Case(
-            name: "--socket /srv/a/one.sock", change: { $0.socket = "/srv/a/one.sock" },
+            arguments: ["--socket", "/srv/a/one.sock"], change: { $0.socket = "/srv/a/one.sock" },
             changes: ["socketPath": "/srv/a/one.sock"]),
         Case(
-            name: "--socket /srv/b/two.sock", change: { $0.socket = "/srv/b/two.sock" },
+            arguments: ["--socket", "/srv/b/two.sock"], change: { $0.socket = "/srv/b/two.sock" },
             changes: ["socketPath": "/srv/b/two.sock"]),
-        Case(name: "--allow-uid 1001", change: { $0.allowedUIDs = [1001] }, changes: ["allowedUIDs": "1001"]),
         Case(
-            name: "--allow-uid 1002 --allow-uid 1001 --allow-uid 1002",
+            arguments: ["--allow-uid", "1001"], change: { $0.allowedUIDs = [1001] }, changes: ["allowedUIDs": "1001"]),
+        Case(
+            arguments: ["--allow-uid", "1002", "--allow-uid", "1001", "--allow-uid", "1002"],
             change: { $0.allowedUIDs = [1002, 1001, 1002] },
             changes: ["allowedUIDs": "1001,1002"]),
-        Case(name: "--lock-after 15m", change: { $0.lockAfter = "15m" }, changes: ["lockAfter": seconds(900)]),
-        Case(name: "--lock-after 2h", change: { $0.lockAfter = "2h" }, changes: ["lockAfter": seconds(7200)]),
         Case(
-            name: "--consent-timeout 30s", change: { $0.consentTimeout = "30s" },
+            arguments: ["--lock-after", "15m"], change: { $0.lockAfter = "15m" }, changes: ["lockAfter": seconds(900)]),
+        Case(
+            arguments: ["--lock-after", "2h"], change: { $0.lockAfter = "2h" }, changes: ["lockAfter": seconds(7200)]),
+        Case(
+            arguments: ["--consent-timeout", "30s"], change: { $0.consentTimeout = "30s" },
             changes: ["consentTimeout": seconds(30)]),
         Case(
-            name: "--reverify-every 1m", change: { $0.reverifyEvery = "1m" },
+            arguments: ["--reverify-every", "1m"], change: { $0.reverifyEvery = "1m" },
             changes: ["reverifyInterval": seconds(60)]),
         Case(
-            name: "--recheck-after 2d", change: { $0.recheckAfter = "2d" },
+            arguments: ["--recheck-after", "2d"], change: { $0.recheckAfter = "2d" },
             changes: ["recheckPolicy.successInterval": "\(TimeInterval(172_800))"]),
         Case(
-            name: "--listen 127.0.0.1:8443",
+            arguments: ["--listen", "127.0.0.1:8443", "--tls-cert", "/k/a.crt", "--tls-key", "/k/a.key"],
             change: { $0.listenWithTLS("127.0.0.1:8443", cert: "/k/a.crt", key: "/k/a.key") },
             changes: listener(host: "127.0.0.1", port: 8443, cert: "/k/a.crt", key: "/k/a.key")),
         Case(
-            name: "--listen 127.0.0.1:8444",
+            arguments: ["--listen", "127.0.0.1:8444", "--tls-cert", "/k/a.crt", "--tls-key", "/k/a.key"],
             change: { $0.listenWithTLS("127.0.0.1:8444", cert: "/k/a.crt", key: "/k/a.key") },
             changes: listener(host: "127.0.0.1", port: 8444, cert: "/k/a.crt", key: "/k/a.key")),
         Case(
-            name: "--listen [::1]:443, another certificate and key",
+            arguments: ["--listen", "[::1]:443", "--tls-cert", "/k/b.crt", "--tls-key", "/k/b.key"],
             change: {
                 $0.listenWithTLS("[::1]:443", cert: "/k/b.crt", key: "/k/b.key")
             }, changes: listener(host: "::1", port: 443, cert: "/k/b.crt", key: "/k/b.key")),
         Case(
-            name: "--metrics-without-token", change: { $0.metricsWithoutToken = true },
+            arguments: ["--metrics-without-token"], change: { $0.metricsWithoutToken = true },
             changes: ["metricsWithoutToken": "true"]),
         Case(
-            name: "--browser", change: { $0.browser = true },
+            arguments: ["--browser"], change: { $0.browser = true },
             changes: [
                 "browserSocketPath": "/run/user/1000/app/org.keepassxc.KeePassXC/org.keepassxc.KeePassXC.BrowserServer",
                 "browserLegacyLinkPath": "/run/user/1000/org.keepassxc.KeePassXC.BrowserServer",
             ]),
-        Case(name: "--offline", change: { $0.offline = true }, changes: ["network.offline": "true"]),
+        Case(arguments: ["--offline"], change: { $0.offline = true }, changes: ["network.offline": "true"]),
         Case(
-            name: "--ca-file /etc/extra.pem", change: { $0.caFile = "/etc/extra.pem" },
+            arguments: ["--ca-file", "/etc/extra.pem"], change: { $0.caFile = "/etc/extra.pem" },
             changes: ["network.caFile": "/etc/extra.pem"]),
         Case(
-            name: "--connect-to, two rules in order",
+            arguments: ["--connect-to", "shop.example:443:127.0.0.1:8443", "--connect-to", "login.example::[::1]:"],
             change: {
                 $0.connectTo = ["shop.example:443:127.0.0.1:8443", "login.example::[::1]:"]
             }, changes: ["network.connectTo": "[shop.example:443:127.0.0.1:8443, login.example::[::1]:]"]),
         Case(
-            name: "--timeout 5 (under 10: the connection's limit too)", change: { $0.timeout = 5 },
+            arguments: ["--timeout", "5"], change: { $0.timeout = 5 },
             changes: ["network.totalTimeout": seconds(5), "network.connectTimeout": seconds(5)]),
         Case(
-            name: "--timeout 20 (the connection's limit stays 10)", change: { $0.timeout = 20 },
+            arguments: ["--timeout", "20"], change: { $0.timeout = 20 },
             changes: ["network.totalTimeout": seconds(20)]),
-        Case(name: "--body-timeout 3", change: { $0.bodyTimeout = 3 }, changes: ["bodyTimeout": seconds(3)]),
-        Case(name: "--idle-timeout 600", change: { $0.idleTimeout = 600 }, changes: ["idleTimeout": seconds(600)]),
+        Case(arguments: ["--body-timeout", "3"], change: { $0.bodyTimeout = 3 }, changes: ["bodyTimeout": seconds(3)]),
         Case(
-            name: "--busy-timeout 20", change: { $0.busyTimeout = 20 },
+            arguments: ["--idle-timeout", "600"], change: { $0.idleTimeout = 600 },
+            changes: ["idleTimeout": seconds(600)]),
+        Case(
+            arguments: ["--busy-timeout", "20"], change: { $0.busyTimeout = 20 },
             changes: ["vault.busyTimeout": "\(TimeInterval(20))"]),
-        Case(name: "--shutdown-grace 2", change: { $0.shutdownGrace = 2 }, changes: ["shutdownGrace": seconds(2)]),
+        Case(
+            arguments: ["--shutdown-grace", "2"], change: { $0.shutdownGrace = 2 },
+            changes: ["shutdownGrace": seconds(2)]),
     ]
 
     /// The settings `--listen` with its certificate and key sets: the listener's four.
