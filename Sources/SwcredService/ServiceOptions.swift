@@ -7,7 +7,7 @@ import SwcredBrowser
 /// fetch's whole time, and its connection's, at most 10 s), `--browser` the browser socket and
 /// its legacy link, `--listen` with `--tls-cert` and `--tls-key` the TLS listener. The defaults
 /// are those of `swcred serve --help`.
-public struct ServiceOptions: Sendable {
+public struct ServiceOptions: Sendable, Equatable {
     /// `--socket`; nil: ``ServiceSocket/defaultPath(environment:)``.
     public var socket: String?
     /// `--allow-uid`, repeatable.
