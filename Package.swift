@@ -205,7 +205,6 @@ let package = Package(
             name: "swcred-serve",
             dependencies: [
                 "SwcredService",
-                "SwcredBrowser",
                 "SharedWebCredentials",
                 "SwcredHardening",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -253,9 +252,10 @@ let package = Package(
             name: "swcredTests",
             // ZIPFoundation to write the hostile 1PUX files the import tests feed the binary; the
             // client library and the service for the checks of a socket's peer that no process run
-            // can reach (a peer whose credentials cannot be read).
+            // can reach (a peer whose credentials cannot be read); swcred-serve for how its parsed
+            // options become ServiceOptions.
             dependencies: [
-                "TestSupport", "SharedWebCredentialsClient", "SwcredService", "SwcredBrowser",
+                "TestSupport", "SharedWebCredentialsClient", "SwcredService", "SwcredBrowser", "swcred-serve",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Logging
 import SharedWebCredentials
-import SwcredBrowser
 import SwcredService
 
 /// `swcred-serve` (run as `swcred serve`): the vault service's start-up. Parses the options,
@@ -76,17 +75,17 @@ struct ServiceStartCommand: ParsableCommand {
         help: ArgumentHelp(
             "How long a --consent ask token's request waits for `swcred consent` (default 60s).", valueName: "duration")
     )
-    var consentTimeout: String = "60s"
+    var consentTimeout: String = ServiceOptions.defaults.consentTimeout
 
     @Option(
         help: ArgumentHelp(
             "How often to look for due verdicts to re-check in the background (default 5m).", valueName: "duration"))
-    var reverifyEvery: String = "5m"
+    var reverifyEvery: String = ServiceOptions.defaults.reverifyEvery
 
     @Option(
         help: ArgumentHelp(
             "How long an approval is trusted before its site is asked again (default 5d).", valueName: "duration"))
-    var recheckAfter: String = "5d"
+    var recheckAfter: String = ServiceOptions.defaults.recheckAfter
 
     @Option(
         help: ArgumentHelp(
@@ -126,28 +125,28 @@ struct ServiceStartCommand: ParsableCommand {
     var connectTo: [String] = []
 
     @Option(help: ArgumentHelp("Seconds allowed for one AASA fetch.", valueName: "SECONDS"))
-    var timeout: Int = 30
+    var timeout: Int = ServiceOptions.defaults.timeout
 
     @Option(
         help: ArgumentHelp(
             "Seconds a client may take to send a request, from its head to the end of its body; a later one is answered 408 and its connection closed.",
             valueName: "SECONDS"))
-    var bodyTimeout: Int = 10
+    var bodyTimeout: Int = ServiceOptions.defaults.bodyTimeout
 
     @Option(help: ArgumentHelp("Seconds before an idle connection is closed.", valueName: "SECONDS"))
-    var idleTimeout: Int = 60
+    var idleTimeout: Int = ServiceOptions.defaults.idleTimeout
 
     @Option(
         help: ArgumentHelp(
             "Seconds a write waits for another writer before answering 503; on PostgreSQL, a statement's answer may take 5 s more before its connection is given up.",
             valueName: "SECONDS"))
-    var busyTimeout: Int = 10
+    var busyTimeout: Int = ServiceOptions.defaults.busyTimeout
 
     @Option(
         help: ArgumentHelp(
             "Seconds the requests in flight get to finish after SIGTERM or SIGINT; those still running then are cancelled.",
             valueName: "SECONDS"))
-    var shutdownGrace: Int = 10
+    var shutdownGrace: Int = ServiceOptions.defaults.shutdownGrace
 
     @Option(help: ArgumentHelp("Log level: debug, info, notice, warning, error.", valueName: "level"))
     var logLevel: String = "info"
@@ -156,53 +155,20 @@ struct ServiceStartCommand: ParsableCommand {
         if passphraseFile != nil && keyFile != nil {
             throw ValidationError("Give either --passphrase-file or --key-file, not both.")
         }
-        if listen != nil && (tlsCert == nil || tlsKey == nil) {
-            throw ValidationError("--listen needs --tls-cert and --tls-key: there is no plaintext TCP.")
-        }
-        if listen == nil && (tlsCert != nil || tlsKey != nil) {
-            throw ValidationError("--tls-cert and --tls-key go with --listen HOST:PORT.")
-        }
-        guard (1...600).contains(timeout), (1...600).contains(bodyTimeout), (1...86400).contains(idleTimeout),
-            (1...600).contains(busyTimeout), (1...600).contains(shutdownGrace)
-        else {
-            throw ValidationError(
-                "--timeout, --body-timeout, --busy-timeout and --shutdown-grace must be 1 to 600 seconds, --idle-timeout 1 to 86400."
-            )
-        }
         guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level must be one of debug, info, notice, warning, error.")
+            throw ValidationError("--log-level \"\(logLevel)\" is not one of debug, info, notice, warning, error.")
         }
     }
 
     /// Unlocks the vault and serves until a shutdown signal; `environmentPassphrase` is
     /// `SWCRED_PASSPHRASE`, already taken out of the environment.
     func serve(environmentPassphrase: SecureBytes?) async throws {
+        // The options first: a bad one is named before anything is opened or found missing.
+        let environment = ProcessInfo.processInfo.environment
+        let userName = getpwuid(getuid()).flatMap { String(validatingCString: $0.pointee.pw_name) } ?? "\(getuid())"
+        let configuration = try options.configuration(environment: environment, userName: userName)
         let store = try VaultStore.resolve(store: store, vaultPath: vaultPath, passwordFile: storePasswordFile)
         _ = try Vault.inspect(store: store)
-        var configuration = ServiceConfiguration(
-            socketPath: socket ?? ServiceSocket.defaultPath(),
-            allowedUIDs: Set(allowedUIDs),
-            network: NetworkOptions(
-                offline: offline, caFile: caFile, connectTo: try connectTo.map(ConnectToRule.init),
-                connectTimeout: .seconds(min(timeout, 10)), totalTimeout: .seconds(timeout)),
-            lockAfter: try lockAfter.map { .seconds(try DurationText.seconds($0, option: "--lock-after")) },
-            bodyTimeout: .seconds(bodyTimeout), idleTimeout: .seconds(idleTimeout),
-            consentTimeout: .seconds(try DurationText.seconds(consentTimeout, option: "--consent-timeout")),
-            tcpListener: try listen.map(tcpListener))
-        configuration.metricsWithoutToken = metricsWithoutToken
-        if browser {
-            let environment = ProcessInfo.processInfo.environment
-            let userName =
-                getpwuid(getuid()).flatMap { String(validatingCString: $0.pointee.pw_name) } ?? "\(getuid())"
-            let location = KeePassXCSocketLocation(environment: environment, userName: userName)
-            configuration.browserSocketPath = environment["SWCRED_BROWSER_SOCKET"] ?? location.socketPath
-            configuration.browserLegacyLinkPath =
-                environment["SWCRED_BROWSER_SOCKET"] == nil ? location.legacyPath : nil
-        }
-        configuration.reverifyInterval = .seconds(try DurationText.seconds(reverifyEvery, option: "--reverify-every"))
-        configuration.recheckPolicy.successInterval = try DurationText.seconds(recheckAfter, option: "--recheck-after")
-        configuration.vault.busyTimeout = TimeInterval(busyTimeout)
-        configuration.shutdownGrace = .seconds(shutdownGrace)
         let vault = try Vault.open(
             store: store, secret: try secret(environmentPassphrase: environmentPassphrase),
             configuration: configuration.vault)
@@ -221,15 +187,28 @@ struct ServiceStartCommand: ParsableCommand {
         )
     }
 
-    private func tcpListener(_ text: String) throws -> ServiceConfiguration.TCPListener {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-            (1...65535).contains(port), colon != text.startIndex
-        else {
-            throw SharedWebCredentialsError(
-                .invalidInput, "--listen \"\(text)\" is not HOST:PORT, such as 127.0.0.1:8443")
-        }
-        var host = String(text[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return .init(host: host, port: port, certificatePath: tlsCert!, keyPath: tlsKey!)
+    /// The options that shape the service, as typed.
+    var options: ServiceOptions {
+        var options = ServiceOptions()
+        options.socket = socket
+        options.allowedUIDs = allowedUIDs
+        options.lockAfter = lockAfter
+        options.consentTimeout = consentTimeout
+        options.reverifyEvery = reverifyEvery
+        options.recheckAfter = recheckAfter
+        options.listen = listen
+        options.tlsCert = tlsCert
+        options.tlsKey = tlsKey
+        options.metricsWithoutToken = metricsWithoutToken
+        options.browser = browser
+        options.offline = offline
+        options.caFile = caFile
+        options.connectTo = connectTo
+        options.timeout = timeout
+        options.bodyTimeout = bodyTimeout
+        options.idleTimeout = idleTimeout
+        options.busyTimeout = busyTimeout
+        options.shutdownGrace = shutdownGrace
+        return options
     }
 }
