@@ -28,10 +28,12 @@ func runSwcred() async -> Int32 {
     return status
 }
 
-/// Runs the command line's command. The third-party packages' conformance records reach the
-/// runtime once the command line is parsed, before anything else runs: parsing casts only argument
-/// parsing's and swcred's own types, and a cast the runtime has not cached scans every record it
-/// knows (Sources/CConformanceRegistration). Help and version never need them.
+/// Runs the command line's command. The deferred conformance records (Foundation's and the
+/// third-party packages') reach the runtime once the command line is parsed, before anything else
+/// runs: parsing casts only the runtime's, argument parsing's and swcred's own types, and a cast
+/// the runtime has not cached scans every record it knows (Sources/CConformanceRegistration).
+/// Every message, help and version included, is made after it: `--experimental-dump-help` encodes
+/// the command tree with Foundation's JSON encoder, which crashed without them.
 @MainActor
 func runCommand() async -> Int32 {
     do {
@@ -48,8 +50,8 @@ func runCommand() async -> Int32 {
         Terminal.printError(error.message)
         return ExitStatus.code(for: error.code)
     } catch {
+        swcred_register_deferred_conformances()
         let status = SwcredCommand.exitCode(for: error)
-        if status != .success { swcred_register_deferred_conformances() }
         let message = SwcredCommand.fullMessage(for: error)
         if status == .success {
             if !message.isEmpty { print(message) }
