@@ -253,7 +253,8 @@ struct OwnerCommandTests {
         #expect(entries.map { $0["seq"] as? Int } == [1, 2, 3, 4, 5])
         #expect(
             Set(entries[0].keys) == [
-                "seq", "time", "actor", "operation", "outcome", "error", "domain", "account", "app", "released",
+                "chain", "seq", "time", "actor", "operation", "outcome", "error", "domain", "account", "app",
+                "released",
                 "detail",
             ])
         #expect(entries.allSatisfy { $0["actor"] as? String == "owner" && $0["outcome"] as? String == "done" })

@@ -32,6 +32,9 @@ final class AuditGroupCommit: Sendable {
         var statistics = AuditCommitStatistics()
         /// The highest sequence number committed to this process's chain; nil before the first.
         var highestInChain: Int64?
+        /// The head this process last stored in its chain, as stored; nil before its first append
+        /// and after any failure.
+        var chainHead: [UInt8]?
     }
 
     private let state = Mutex(State())
@@ -136,17 +139,39 @@ final class AuditGroupCommit: Sendable {
     }
 
     /// Appends `events` to this process's chain `name`, in a transaction that writes that chain's
-    /// rows only and, on a database server, waits for no other writer.
+    /// rows only and, on a database server, waits for no other writer. After its first append
+    /// the process goes on from the head it stored itself, with the keys it holds: the entries
+    /// and the head's move are one statement (one round trip), and a head moved since (a change
+    /// of key elsewhere, a writer behind swcred's back) fails the move, so that the append is
+    /// tried again reading the head and the keys (``AuditInstanceChains/HeadMoved``). Any failure
+    /// forgets the head kept: the next append reads it.
     private func commit(_ events: [AuditEvent], to name: [UInt8], vault: Vault) throws -> [Int64] {
-        let highest = state.withLock { $0.highestInChain }
-        let sequences = try vault.storage.writeBeside(durability: .ordered) { db -> [Int64] in
-            let stored = try db.row(AuditInstanceChains.appendColumns, [.blob(name), .blob(name)])
-            let keys = try vault.currentKeys(db, keyID: stored?.blob(0))
-            return try AuditInstanceChains.append(
-                events, to: name, at: Date(), db: db, keys: keys, path: vault.path, stored: stored, highest: highest)
+        let (knownHead, highest) = state.withLock { ($0.chainHead, $0.highestInChain) }
+        do {
+            let appended = try vault.storage.writeBeside(durability: .ordered) {
+                db -> (sequences: [Int64], head: [UInt8]) in
+                if let knownHead {
+                    return try AuditInstanceChains.append(
+                        events, to: name, after: AuditInstanceChains.unsealed(knownHead), replacing: knownHead,
+                        at: Date(), db: db, keys: vault.keys, path: vault.path)
+                }
+                let stored = try db.row(AuditInstanceChains.appendColumns, [.blob(name), .blob(name)])
+                let keys = try vault.currentKeys(db, keyID: stored?.blob(0))
+                let (previous, storedHead) = try AuditInstanceChains.resume(
+                    stored, chain: name, keys: keys, path: vault.path, highest: highest)
+                return try AuditInstanceChains.append(
+                    events, to: name, after: previous, replacing: storedHead, at: Date(), db: db, keys: keys,
+                    path: vault.path)
+            }
+            state.withLock { state in
+                state.chainHead = appended.head
+                if let last = appended.sequences.last { state.highestInChain = max(state.highestInChain ?? 0, last) }
+            }
+            return appended.sequences
+        } catch {
+            state.withLock { $0.chainHead = nil }
+            throw error
         }
-        if let last = sequences.last { state.withLock { $0.highestInChain = max($0.highestInChain ?? 0, last) } }
-        return sequences
     }
 }
 

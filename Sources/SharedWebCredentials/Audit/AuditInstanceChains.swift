@@ -5,8 +5,8 @@ import Foundation
 /// name) and its entries in `audit_chain_log`.
 ///
 /// An instance appends to its own chain in a transaction that writes only that chain's rows
-/// (``append(_:to:at:db:keys:path:stored:highest:)``), so requests of several instances write no
-/// row in common. Every write of the vault's chain seals a checkpoint of the chains' heads into
+/// (``append(_:to:after:replacing:at:db:keys:path:)``), so requests of several instances write
+/// no row in common. Every write of the vault's chain seals a checkpoint of the chains' heads into
 /// the state seal (``checkpoint(_:keys:old:)``), so that a chain's head set back with its tail
 /// cut off is caught by `audit verify` once any change was sealed after the entries cut off;
 /// the process that appends to a chain refuses a head behind the highest it wrote.
@@ -24,7 +24,7 @@ enum AuditInstanceChains {
 
     /// The head of the chain moved under an append (a change of key, or a writer behind
     /// swcred's back): the append is rolled back and may be tried once more.
-    struct HeadMoved: Error {}
+    struct HeadMoved: StoreBodySignal {}
 
     // MARK: Links
 
@@ -71,57 +71,77 @@ enum AuditInstanceChains {
 
     // MARK: Append
 
-    /// Appends `events` to chain `name` in the caller's transaction, which need not hold the
-    /// writers' lock: `stored` is ``appendColumns``' row as this transaction read it, `highest`
-    /// the highest sequence number this process committed to the chain (nil before its first
-    /// append). Inserts the entries, then moves the head only if it is still the one read
-    /// (``HeadMoved`` otherwise). Returns the entries' sequence numbers. Throws
+    /// Where an append that did not write the chain's last head itself goes on from: `stored` is
+    /// ``appendColumns``' row as its transaction read it, `highest` the highest sequence number
+    /// this process committed to the chain (nil before its first append). Returns the link to
+    /// append after (after the last stored entry if the head was set back: never a reused
+    /// number) and the head as stored (nil: the chain has no row yet). Throws
     /// `.integrityFailure` when the head fails its MAC, is behind `highest`, or the chain's row
     /// is gone after this process wrote it (fail closed: nothing is released).
-    static func append(
-        _ events: [AuditEvent], to name: [UInt8], at date: Date, db: any StoreWriter, keys: VaultKeys, path: String,
-        stored: StoreRow?, highest: Int64?
-    ) throws -> [Int64] {
-        let scope = AuditScope.instance(name)
-        let storedHead = stored?.blob(1)
-        let head: AuditChain.Link
-        if let storedHead {
-            head = try link(storedHead, as: .head, chain: name, keys: keys, path: path)
-            if let highest, head.sequence < highest {
+    static func resume(
+        _ stored: StoreRow?, chain name: [UInt8], keys: VaultKeys, path: String, highest: Int64?
+    ) throws -> (previous: AuditChain.Link, storedHead: [UInt8]?) {
+        let described = AuditScope.instance(name).described
+        guard let storedHead = stored?.blob(1) else {
+            if let highest {
                 throw SharedWebCredentialsError(
                     .integrityFailure,
-                    "\(path) was rolled back while this process used it: the head of its audit log's \(scope.described) went back from entry \(highest) to \(head.sequence) (entries were cut off its end). Nothing was released; find out who wrote to the vault, then restore it from a backup."
+                    "The audit log's \(described), where this process had written \(highest) entries, is gone from \(path): it was deleted behind swcred's back. Nothing was released; run `swcred audit verify`."
                 )
             }
-        } else if let highest {
+            return (.genesis, nil)
+        }
+        let head = try link(storedHead, as: .head, chain: name, keys: keys, path: path)
+        if let highest, head.sequence < highest {
             throw SharedWebCredentialsError(
                 .integrityFailure,
-                "The audit log's \(scope.described), where this process had written \(highest) entries, is gone from \(path): it was deleted behind swcred's back. Nothing was released; run `swcred audit verify`."
+                "\(path) was rolled back while this process used it: the head of its audit log's \(described) went back from entry \(highest) to \(head.sequence) (entries were cut off its end). Nothing was released; find out who wrote to the vault, then restore it from a backup."
             )
-        } else {
-            head = .genesis
         }
-        // After the head, or after the last entry if the head was set back: never a reused number.
         let lastStored = stored?.integer(2) ?? 0
-        let appended = try AuditChain.entries(
-            events, after: AuditChain.Link(sequence: max(head.sequence, lastStored), tag: head.tag), at: date,
-            scope: scope, keys: keys, path: path)
-        try db.perform(AuditChain.insert(count: events.count, scope: scope), appended.rows)
+        return (AuditChain.Link(sequence: max(head.sequence, lastStored), tag: head.tag), storedHead)
+    }
+
+    /// The link a head this process stored holds (its sequence number and tag, unchecked: the
+    /// append that goes on from it moves it only if it is still stored as it was).
+    static func unsealed(_ head: [UInt8]) -> AuditChain.Link {
+        var sequence: Int64 = 0
+        withUnsafeMutableBytes(of: &sequence) { $0.copyBytes(from: head[0..<8]) }
+        return AuditChain.Link(sequence: Int64(littleEndian: sequence), tag: Array(head[8..<40]))
+    }
+
+    /// Appends `events` to chain `name` after `previous`, in the caller's transaction, which need
+    /// not hold the writers' lock: inserts them and moves the head from `storedHead`, only if it
+    /// is still stored as it was (``HeadMoved`` otherwise), in one statement where the engine can;
+    /// with no `storedHead`, writes the chain's row. Returns the entries' sequence numbers and
+    /// the head as now stored.
+    static func append(
+        _ events: [AuditEvent], to name: [UInt8], after previous: AuditChain.Link, replacing storedHead: [UInt8]?,
+        at date: Date, db: any StoreWriter, keys: VaultKeys, path: String
+    ) throws -> (sequences: [Int64], head: [UInt8]) {
+        let scope = AuditScope.instance(name)
+        let appended = try AuditChain.entries(events, after: previous, at: date, scope: scope, keys: keys, path: path)
+        let entries = StoreStatement(AuditChain.insert(count: events.count, scope: scope), appended.rows)
         let newHead = sealedLink(appended.last, as: .head, chain: name, keys: keys)
         if let storedHead {
-            let moved = try db.execute(
-                "UPDATE audit_chains SET head = ? WHERE chain = ? AND head = ?",
-                [.blob(newHead), .blob(name), .blob(storedHead)])
-            guard moved == 1 else { throw HeadMoved() }
+            let moved = try db.rows(
+                after: [entries],
+                returning: StoreStatement(
+                    "UPDATE audit_chains SET head = ? WHERE chain = ? AND head = ? RETURNING chain",
+                    [.blob(newHead), .blob(name), .blob(storedHead)]))
+            guard moved.count == 1 else { throw HeadMoved() }
         } else {
-            try db.perform(
-                "INSERT INTO audit_chains (chain, head, anchor) VALUES (?, ?, ?)",
-                [
-                    .blob(name), .blob(newHead),
-                    .blob(sealedLink(.genesis, as: .anchor, chain: name, keys: keys)),
-                ])
+            try db.perform(together: [
+                entries,
+                StoreStatement(
+                    "INSERT INTO audit_chains (chain, head, anchor) VALUES (?, ?, ?)",
+                    [
+                        .blob(name), .blob(newHead),
+                        .blob(sealedLink(.genesis, as: .anchor, chain: name, keys: keys)),
+                    ]),
+            ])
         }
-        return appended.sequences
+        return (appended.sequences, newHead)
     }
 
     // MARK: Checkpoint

@@ -31,6 +31,11 @@ package protocol StoreWriter: StoreReader {
     /// needs to see what another changed and the caller needs no counts: an engine may then send
     /// them as one statement, in one round trip. Each must touch rows that the others do not.
     func perform(together statements: [StoreStatement]) throws
+
+    /// Runs `statements` as ``perform(together:)`` does, then `last`, a statement with
+    /// `RETURNING` that touches rows they do not; returns `last`'s rows. An engine may send them
+    /// all as one statement, in one round trip.
+    func rows(after statements: [StoreStatement], returning last: StoreStatement) throws -> [StoreRow]
 }
 
 /// One statement and its arguments, for ``StoreWriter/perform(together:)``.
@@ -83,8 +88,18 @@ extension StoreWriter {
         for statement in statements { try perform(statement.sql, statement.arguments) }
     }
 
+    package func rows(after statements: [StoreStatement], returning last: StoreStatement) throws -> [StoreRow] {
+        try perform(together: statements)
+        return try rows(last.sql, last.arguments)
+    }
+
     /// The first row a statement with `RETURNING` gives, after running it to completion.
     package func returningRow(_ sql: String, _ arguments: [StoreValue]) throws -> StoreRow? {
         try rows(sql, arguments).first
     }
 }
+
+/// An error a transaction's body throws on purpose, for its caller to act on (``AuditInstanceChains/HeadMoved``):
+/// the engine rolls the transaction back and passes the error on unchanged, instead of reporting
+/// it as a failure of the storage.
+package protocol StoreBodySignal: Error {}

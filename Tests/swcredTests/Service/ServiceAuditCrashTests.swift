@@ -103,7 +103,8 @@ struct ServiceAuditCrashTests {
     /// Waits (at most 20 s) until `count` sessions of pg_stat_activity match `condition`.
     private static func waitFor(_ database: String, _ condition: String, count: Int = 1) async throws {
         let deadline = ContinuousClock.now + .seconds(20)
-        let query = "SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND \(condition)"
+        let query =
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND \(condition)"
         while try Int(TestPostgres.psql(database, query).trimmingCharacters(in: .whitespacesAndNewlines)) != count {
             guard ContinuousClock.now < deadline else { throw FixtureError(message: "never: \(condition)") }
             try await Task.sleep(for: .milliseconds(20))

@@ -187,7 +187,7 @@ struct ServiceRobustnessTests {
     }
 
     @Test(
-        "an audit entry numbered 2^63-1 planted in either chain: changes and no-ops get a 500 naming it and the service stays up"
+        "an audit entry numbered 2^63-1 planted in either chain: a change gets a 500 naming it, the service stays up and goes on in its own chain, and verify names the planted entry"
     )
     func auditSequenceAtLimit() async throws {
         try await ServiceFixture.with { fixture in
@@ -202,20 +202,24 @@ struct ServiceRobustnessTests {
             sqlite3.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
             sqlite3.arguments = [
                 fixture.gated.vaultPath,
-                // In the vault's chain (a change's entry) and in the service's own (a no-op's).
                 "INSERT INTO audit_log (seq, at, actor, operation, outcome, sealed, tag) VALUES (9223372036854775807, 0, 'owner', 'add', 'done', x'00', zeroblob(32)); INSERT INTO audit_chain_log (chain, seq, at, actor, operation, outcome, sealed, tag) SELECT chain, 9223372036854775807, 0, 'owner', 'add', 'done', x'00', zeroblob(32) FROM audit_chains",
             ]
             try sqlite3.run()
             sqlite3.waitUntilExit()
             #expect(sqlite3.terminationStatus == 0)
+            // A change reads the vault chain's last number, and cannot go past it.
             let changed = ["domain": "shop.example", "account": "alice", "password": "Pw-alice-2"]
-            for body in [put, changed, put] {
-                let refused = try fixture.call("PUT", "/v1/credentials", token: token, json: body)
+            for _ in 0..<2 {
+                let refused = try fixture.call("PUT", "/v1/credentials", token: token, json: changed)
                 #expect(refused.status == 500, "\(refused.text)")
                 #expect(try fixture.call("GET", "/v1/health").status == 200)
             }
-            let log = try fixture.running.log
-            #expect(log.contains("last entry number"), "\(log)")
+            #expect(try fixture.running.log.contains("last entry number"))
+            // The service's own chain goes on from the head it stored itself: the planted entry
+            // is never read, and `audit verify` names it.
+            #expect(try fixture.call("PUT", "/v1/credentials", token: token, json: put).status == 200)
+            let verified = try fixture.gated.expect(["audit", "verify"], status: 9)
+            #expect(verified.stderr.contains("9223372036854775807"), "\(verified.stderr)")
         }
     }
 

@@ -296,6 +296,8 @@ package final class PostgresStorage: VaultStorage {
             return try body()
         } catch let error as SharedWebCredentialsError {
             throw error
+        } catch let signal as any StoreBodySignal {
+            throw signal
         } catch let error as PSQLError {
             throw PostgresErrors.translate(error, location: location)
         } catch let error as PostgresError {

@@ -97,6 +97,13 @@ struct PostgresStoreConnection: StoreWriter {
         try perform(PostgresSQLText.combining(statements.map(\.sql)), statements.flatMap(\.arguments))
     }
 
+    func rows(after statements: [StoreStatement], returning last: StoreStatement) throws -> [StoreRow] {
+        guard !statements.isEmpty else { return try rows(last.sql, last.arguments) }
+        return try rows(
+            PostgresSQLText.combining(statements.map(\.sql) + [last.sql]),
+            statements.flatMap(\.arguments) + last.arguments)
+    }
+
     /// Runs one statement of the engine's own (BEGIN, COMMIT, SET LOCAL, ...), without arguments.
     func run(_ sql: String) throws {
         try wait(for: send(sql))
