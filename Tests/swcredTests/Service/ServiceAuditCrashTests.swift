@@ -80,22 +80,28 @@ struct ServiceAuditCrashTests {
         return token
     }
 
-    /// Holds every row of `table` locked from another connection, sends `request` to `service`,
-    /// waits until the service's transaction waits for that lock, kills the service, then lets
-    /// the lock go and waits until the killed transaction is gone; returns what the client got.
+    /// Holds every row of `table` locked from another connection (for as long as a loaded machine
+    /// may take), sends `request` to `service`, waits until the service's transaction waits for
+    /// that lock, kills the service, then lets the lock go and waits until the killed
+    /// transaction is gone; returns what the client got.
     private static func killed(
         _ service: ServiceProcess, database: String, holding table: String,
         during request: @escaping @Sendable () -> UnixHTTP.Response?
     ) async throws -> UnixHTTP.Response? {
         let holder = BackgroundWork<String> {
-            try TestPostgres.psql(database, "BEGIN; SELECT 1 FROM \(table) FOR UPDATE; SELECT pg_sleep(3); COMMIT;")
+            try TestPostgres.psql(database, "BEGIN; SELECT 1 FROM \(table) FOR UPDATE; SELECT pg_sleep(120); COMMIT;")
         }
         try await waitFor(database, "query LIKE 'BEGIN; SELECT 1 FROM \(table) FOR UPDATE%' AND state = 'active'")
         let pending = BackgroundWork<UnixHTTP.Response?> { request() }
         try await waitFor(database, "application_name = 'swcred' AND wait_event_type = 'Lock'")
         #expect(service.stop(signal: SIGKILL) == SIGKILL)
         let outcome = try await pending.value
-        _ = try await holder.value
+        // The lock let go: the holder's sleep cancelled (its psql then fails, as it should).
+        try TestPostgres.psql(
+            database,
+            "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'BEGIN; SELECT 1 FROM \(table) FOR UPDATE%'"
+        )
+        _ = try? await holder.value
         try await waitFor(database, "application_name = 'swcred' AND state <> 'idle'", count: 0)
         return outcome
     }
