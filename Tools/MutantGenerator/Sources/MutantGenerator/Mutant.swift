@@ -19,6 +19,11 @@ struct Mutant: Encodable {
     let length: Int
     let original: String
     let replacement: String
+    /// For an operator mutant: the byte range of the whole infix expression around the operator,
+    /// which `Scripts/mutants --schemata` puts behind its runtime switch (an operator alone
+    /// cannot be); nil for the other operators, whose own range is an expression or statement.
+    var wrapOffset: Int? = nil
+    var wrapLength: Int? = nil
 }
 
 /// The fixed set of mutation operators.

@@ -7,6 +7,7 @@ final class MutationFinder: SyntaxVisitor {
     private let file: String
     private let folder: String
     private let converter: SourceLocationConverter
+    private let infixRanges: [Int: (offset: Int, length: Int)]
     private var found: [Mutant] = []
 
     static func mutants(in tree: SourceFileSyntax, file: String, folder: String) -> [Mutant] {
@@ -19,6 +20,7 @@ final class MutationFinder: SyntaxVisitor {
         self.file = file
         self.folder = folder
         converter = SourceLocationConverter(fileName: file, tree: tree)
+        infixRanges = InfixExpressions.ranges(in: tree)
         super.init(viewMode: .sourceAccurate)
     }
 
@@ -39,8 +41,9 @@ final class MutationFinder: SyntaxVisitor {
 
     override func visit(_ node: BinaryOperatorExprSyntax) -> SyntaxVisitorContinueKind {
         let token = node.operator
+        let wrap = infixRanges[token.positionAfterSkippingLeadingTrivia.utf8Offset]
         for (kind, replacement) in OperatorSwaps.replacements(of: token.text) {
-            add(kind, token, replacement)
+            add(kind, token, replacement, wrap: wrap)
         }
         return .visitChildren
     }
@@ -106,7 +109,10 @@ final class MutationFinder: SyntaxVisitor {
         if text != empty && text != "[]" { add(.returnEmptied, expression, empty) }
     }
 
-    private func add(_ kind: MutationOperator, _ node: some SyntaxProtocol, _ replacement: String) {
+    private func add(
+        _ kind: MutationOperator, _ node: some SyntaxProtocol, _ replacement: String,
+        wrap: (offset: Int, length: Int)? = nil
+    ) {
         let start = node.positionAfterSkippingLeadingTrivia
         let end = node.endPositionBeforeTrailingTrivia
         let location = converter.location(for: start)
@@ -115,6 +121,6 @@ final class MutationFinder: SyntaxVisitor {
                 operator: kind.rawValue, folder: folder, file: file, context: Declarations.path(of: Syntax(node)),
                 line: location.line, column: location.column, offset: start.utf8Offset,
                 length: end.utf8Offset - start.utf8Offset, original: node.trimmedDescription,
-                replacement: replacement))
+                replacement: replacement, wrapOffset: wrap?.offset, wrapLength: wrap?.length))
     }
 }
