@@ -30,7 +30,11 @@ enum AuditChain {
     }
 
     /// The columns every entry query selects, in the order ``tag(of:keys:previous:)`` reads.
-    static let columns = "SELECT seq, at, actor, operation, outcome, error_code, sealed, tag FROM audit_log"
+    static let columns = "SELECT \(entryColumns) FROM audit_log"
+
+    /// An entry's columns, in the order ``covered(_:)`` and ``open(_:keys:scope:)`` read them, in
+    /// both chains' tables.
+    static let entryColumns = "seq, at, actor, operation, outcome, error_code, sealed, tag"
 
     // MARK: Links
 
@@ -56,11 +60,8 @@ enum AuditChain {
                 "The audit log's sealed \(what) is missing from \(path): the vault metadata was altered. Restore the vault from a backup."
             )
         }
-        let bytes = stored
-        var sequence: Int64 = 0
-        withUnsafeMutableBytes(of: &sequence) { $0.copyBytes(from: bytes[0..<8]) }
-        let link = Link(sequence: Int64(littleEndian: sequence), tag: Array(bytes[8..<40]))
-        guard equal(Array(bytes[40..<72]), mac(of: link, as: column, keys: keys)) else {
+        let link = Link(stored: stored)
+        guard equal(Array(stored[40..<72]), mac(of: link, as: column, keys: keys)) else {
             throw SharedWebCredentialsError(
                 .integrityFailure,
                 "The audit log's sealed \(what) in \(path) failed authentication: the vault metadata was altered. Restore the vault from a backup."
@@ -200,20 +201,18 @@ enum AuditChain {
     /// The INSERT of `count` entries into the chain `scope`.
     static func insert(count: Int, scope: AuditScope) -> String {
         if count == 1, scope == .vault { return insertOne }
-        let columns = "seq, at, actor, operation, outcome, error_code, sealed, tag"
         switch scope {
         case .vault:
             let placeholders = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
-            return "INSERT INTO audit_log (\(columns)) VALUES \(placeholders)"
+            return "INSERT INTO audit_log (\(entryColumns)) VALUES \(placeholders)"
         case .instance:
             let placeholders = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
-            return "INSERT INTO audit_chain_log (chain, \(columns)) VALUES \(placeholders)"
+            return "INSERT INTO audit_chain_log (chain, \(entryColumns)) VALUES \(placeholders)"
         }
     }
 
     /// The INSERT of one entry of the vault's chain, the most frequent (written once).
-    private static let insertOne =
-        "INSERT INTO audit_log (seq, at, actor, operation, outcome, error_code, sealed, tag) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    private static let insertOne = "INSERT INTO audit_log (\(entryColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 
     /// The first seven columns of an entry row, what its tag covers besides the previous tag.
     static func covered(_ row: StoreRow) -> [StoreValue] {
@@ -274,17 +273,18 @@ enum AuditChain {
         var previous = anchor
         var checked = 0
         var failure: AuditVerification?
-        func fail(_ entry: Int64?, _ problem: String) {
-            let named = scope == .vault ? problem : "\(scope.described): \(problem)"
-            failure = AuditVerification(
-                entriesChecked: checked, chain: scope.displayName, firstBadEntry: entry, problem: named)
+        func failed(_ entry: Int64?, _ problem: String) -> AuditVerification {
+            AuditVerification(
+                entriesChecked: checked, chain: scope.displayName, firstBadEntry: entry,
+                problem: scope == .vault ? problem : "\(scope.described): \(problem)")
         }
         let query = scope.selectEntries
         try db.forEachRow(query.sql, query.arguments) { row in
             guard failure == nil else { return }
             checked += 1
             guard let sequence = row.integer(0) else {
-                return fail(nil, "an entry after #\(previous.sequence) has no sequence number")
+                failure = failed(nil, "an entry after #\(previous.sequence) has no sequence number")
+                return
             }
             guard sequence == previous.sequence + 1 else {
                 let missing =
@@ -293,26 +293,27 @@ enum AuditChain {
                     : sequence > previous.sequence + 2
                         ? "entries #\(previous.sequence + 1) to #\(sequence - 1) before it are missing"
                         : "it repeats or comes before entry #\(previous.sequence)"
-                return fail(sequence, "entry #\(sequence): \(missing)")
+                failure = failed(sequence, "entry #\(sequence): \(missing)")
+                return
             }
             let stored = row.blob(7) ?? []
             guard equal(stored, scope.tag(of: covered(row), keys: keys, previous: previous.tag)) else {
-                return fail(
+                failure = failed(
                     sequence,
                     "entry #\(sequence) failed authentication: it, or the entry before it, was altered, swapped or replaced"
                 )
+                return
             }
             previous = Link(sequence: sequence, tag: stored)
         }
         if let failure { return failure }
         guard previous.sequence == head.sequence, equal(previous.tag, head.tag) else {
-            fail(
+            return failed(
                 min(previous.sequence, head.sequence) + 1,
                 previous.sequence < head.sequence
                     ? "the log ends at entry #\(previous.sequence), but its sealed head is entry #\(head.sequence): entries #\(previous.sequence + 1) to #\(head.sequence) were cut off the end"
                     : "the last entry #\(previous.sequence) is not the sealed head (entry #\(head.sequence)): the log was replaced or rolled back"
             )
-            return failure!
         }
         return AuditVerification(entriesChecked: checked, firstBadEntry: nil, problem: nil)
     }
@@ -529,5 +530,15 @@ struct AuditSubject {
             return AuditSubject(
                 domain: optionals[0], account: optionals[1], app: optionals[2], released: released, detail: detail)
         }
+    }
+}
+
+extension AuditChain.Link {
+    /// The link a stored link's first 40 bytes hold (sequence number, tag), its MAC not
+    /// checked; `stored` has at least 40 bytes.
+    init(stored: [UInt8]) {
+        var sequence: Int64 = 0
+        withUnsafeMutableBytes(of: &sequence) { $0.copyBytes(from: stored[0..<8]) }
+        self.init(sequence: Int64(littleEndian: sequence), tag: Array(stored[8..<40]))
     }
 }

@@ -152,7 +152,7 @@ final class AuditGroupCommit: Sendable {
                 db -> (sequences: [Int64], head: [UInt8]) in
                 if let knownHead {
                     return try AuditInstanceChains.append(
-                        events, to: name, after: AuditInstanceChains.unsealed(knownHead), replacing: knownHead,
+                        events, to: name, after: AuditChain.Link(stored: knownHead), replacing: knownHead,
                         at: Date(), db: db, keys: vault.keys, path: vault.path)
                 }
                 let stored = try db.row(AuditInstanceChains.appendColumns, [.blob(name), .blob(name)])

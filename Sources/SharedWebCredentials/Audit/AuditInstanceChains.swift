@@ -22,6 +22,9 @@ enum AuditInstanceChains {
     static let appendColumns =
         "SELECT key_id, (SELECT head FROM audit_chains WHERE chain = ?), (SELECT max(seq) FROM audit_chain_log WHERE chain = ?) FROM vault_meta WHERE id = 1"
 
+    /// Every chain's row: its name, head and anchor, in the order of the names.
+    static let selectChains = "SELECT chain, head, anchor FROM audit_chains ORDER BY chain"
+
     /// The head of the chain moved under an append (a change of key, or a writer behind
     /// swcred's back): the append is rolled back and may be tried once more.
     struct HeadMoved: StoreBodySignal {}
@@ -39,9 +42,7 @@ enum AuditInstanceChains {
                 "The sealed \(column.rawValue) of the audit log's \(described) is missing from \(path): the audit log was altered. Run `swcred audit verify`."
             )
         }
-        var sequence: Int64 = 0
-        withUnsafeMutableBytes(of: &sequence) { $0.copyBytes(from: stored[0..<8]) }
-        let link = AuditChain.Link(sequence: Int64(littleEndian: sequence), tag: Array(stored[8..<40]))
+        let link = AuditChain.Link(stored: stored)
         guard AuditChain.equal(Array(stored[40..<72]), mac(of: link, as: column, chain: name, keys: keys)) else {
             throw SharedWebCredentialsError(
                 .integrityFailure,
@@ -100,14 +101,6 @@ enum AuditInstanceChains {
         }
         let lastStored = stored?.integer(2) ?? 0
         return (AuditChain.Link(sequence: max(head.sequence, lastStored), tag: head.tag), storedHead)
-    }
-
-    /// The link a head this process stored holds (its sequence number and tag, unchecked: the
-    /// append that goes on from it moves it only if it is still stored as it was).
-    static func unsealed(_ head: [UInt8]) -> AuditChain.Link {
-        var sequence: Int64 = 0
-        withUnsafeMutableBytes(of: &sequence) { $0.copyBytes(from: head[0..<8]) }
-        return AuditChain.Link(sequence: Int64(littleEndian: sequence), tag: Array(head[8..<40]))
     }
 
     /// Appends `events` to chain `name` after `previous`, in the caller's transaction, which need
@@ -170,6 +163,11 @@ enum AuditInstanceChains {
         }
     }
 
+    /// The marks a checkpoint column holds, by their chains' names.
+    static func marksByChain(_ stored: [UInt8]?) -> [[UInt8]: Mark] {
+        Dictionary(marks(stored).map { ($0.chain, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// The bytes of `marks`, in the order of their chains' names.
     static func bytes(of marks: [Mark]) -> [UInt8] {
         marks.sorted { $0.chain.lexicographicallyPrecedes($1.chain) }.flatMap {
@@ -183,8 +181,8 @@ enum AuditInstanceChains {
     /// and `audit verify` keeps finding it. A chain whose head fails its MAC keeps its old mark
     /// (or gets none). Never throws for a damaged chain: the owner's changes go on.
     static func checkpoint(_ db: any StoreReader, keys: VaultKeys, old: [UInt8]?) throws -> [UInt8] {
-        var kept = Dictionary(marks(old).map { ($0.chain, $0) }, uniquingKeysWith: { first, _ in first })
-        for row in try db.rows("SELECT chain, head, anchor FROM audit_chains ORDER BY chain") {
+        var kept = marksByChain(old)
+        for row in try db.rows(selectChains) {
             guard let name = row.blob(0), name.count == AuditScope.nameLength,
                 let head = try? link(row.blob(1), as: .head, chain: name, keys: keys, path: ""),
                 let anchor = try? link(row.blob(2), as: .anchor, chain: name, keys: keys, path: "")
@@ -217,15 +215,14 @@ enum AuditInstanceChains {
     /// in the sealed checkpoint (a chain in it is still there, at or past it, holding its entry).
     /// Entries of a chain that has no row are reported too.
     static func verify(_ db: any StoreReader, keys: VaultKeys, path: String) throws -> AuditVerification {
-        let marks: [Mark]
+        var pending: [[UInt8]: Mark]
         do {
-            marks = Self.marks(try SealedState.load(db, keys: keys, path: path).auditCheckpoint)
+            pending = marksByChain(try SealedState.load(db, keys: keys, path: path).auditCheckpoint)
         } catch let error as SharedWebCredentialsError where error.code == .integrityFailure {
             return AuditVerification(entriesChecked: 0, firstBadEntry: nil, problem: error.message)
         }
-        var pending = Dictionary(marks.map { ($0.chain, $0) }, uniquingKeysWith: { first, _ in first })
         var checked = 0
-        for row in try db.rows("SELECT chain, head, anchor FROM audit_chains ORDER BY chain") {
+        for row in try db.rows(selectChains) {
             guard let name = row.blob(0), name.count == AuditScope.nameLength else { continue }
             let scope = AuditScope.instance(name)
             let head: AuditChain.Link
@@ -288,8 +285,8 @@ enum AuditInstanceChains {
     {
         try lockAll(db)
         let stored = try db.value("SELECT audit_checkpoint FROM vault_meta WHERE id = 1")?.blob
-        var marks = Dictionary(Self.marks(stored).map { ($0.chain, $0) }, uniquingKeysWith: { first, _ in first })
-        for row in try db.rows("SELECT chain, head, anchor FROM audit_chains ORDER BY chain") {
+        var marks = marksByChain(stored)
+        for row in try db.rows(selectChains) {
             guard let name = row.blob(0), name.count == AuditScope.nameLength else { continue }
             let anchor = try? link(row.blob(2), as: .anchor, chain: name, keys: oldKeys, path: path)
             let head = try? link(row.blob(1), as: .head, chain: name, keys: oldKeys, path: path)
@@ -298,9 +295,11 @@ enum AuditInstanceChains {
                 .instance(name), anchor: anchor, head: head, db: db, from: oldKeys, to: newKeys,
                 watching: mark?.sequence)
             if var mark, mark.sequence > (anchor?.sequence ?? 0) {
-                let authentic = retagged.watched.map { AuditChain.equal($0.old, mark.tag) } ?? false
-                mark.tag =
-                    authentic ? retagged.watched!.new : RandomBytes.array(count: KeyedHash.digestLength)
+                if let watched = retagged.watched, AuditChain.equal(watched.old, mark.tag) {
+                    mark.tag = watched.new
+                } else {
+                    mark.tag = RandomBytes.array(count: KeyedHash.digestLength)
+                }
                 marks[name] = mark
             }
             try db.perform(
@@ -323,9 +322,9 @@ enum AuditInstanceChains {
     static func prune(_ db: any StoreWriter, before cutoff: Int64, keys: VaultKeys, path: String) throws -> Int {
         try lockAll(db)
         var dropped = 0
-        for row in try db.rows("SELECT chain, anchor FROM audit_chains ORDER BY chain") {
+        for row in try db.rows(selectChains) {
             guard let name = row.blob(0), name.count == AuditScope.nameLength else { continue }
-            let anchor = try link(row.blob(1), as: .anchor, chain: name, keys: keys, path: path)
+            let anchor = try link(row.blob(2), as: .anchor, chain: name, keys: keys, path: path)
             let firstKept = try db.integer(
                 "SELECT min(seq) FROM audit_chain_log WHERE chain = ? AND at >= ?", [.blob(name), .integer(cutoff)])
             guard

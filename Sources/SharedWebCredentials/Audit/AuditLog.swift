@@ -64,11 +64,8 @@ public struct AuditLog: Sendable {
             try db.forEachRow("\(AuditChain.columns)\(filter) ORDER BY seq", arguments) { row in
                 entries.append(try opened(row, keys: keys, scope: .vault))
             }
-            let instanceFilter = conditions.map { " AND " + $0 }.joined()
-            try db.forEachRow(
-                "SELECT chain, seq, at, actor, operation, outcome, error_code, sealed, tag FROM audit_chain_log WHERE length(chain) = \(AuditScope.nameLength)\(instanceFilter) ORDER BY at, chain, seq",
-                arguments
-            ) { row in
+            try db.forEachRow("SELECT chain, \(AuditChain.entryColumns) FROM audit_chain_log\(filter)", arguments) {
+                row in
                 let name = row.blob(0) ?? []
                 entries.append(try opened(StoreRow(Array(row.values.dropFirst())), keys: keys, scope: .instance(name)))
             }

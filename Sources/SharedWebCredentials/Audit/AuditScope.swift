@@ -17,8 +17,7 @@ enum AuditScope: Equatable, Sendable {
         case .vault: StoreStatement("\(AuditChain.columns) ORDER BY seq", [])
         case .instance(let name):
             StoreStatement(
-                "SELECT seq, at, actor, operation, outcome, error_code, sealed, tag FROM audit_chain_log WHERE chain = ? ORDER BY seq",
-                [.blob(name)])
+                "SELECT \(AuditChain.entryColumns) FROM audit_chain_log WHERE chain = ? ORDER BY seq", [.blob(name)])
         }
     }
 
@@ -58,7 +57,7 @@ enum AuditScope: Equatable, Sendable {
     var displayName: String? {
         switch self {
         case .vault: nil
-        case .instance(let name): name.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        case .instance(let name): name.map { String(format: "%02x", $0) }.joined()
         }
     }
 

@@ -122,6 +122,13 @@ struct ServiceSharedStoreTests {
                     try JSONSerialization.jsonObject(with: listed.stdoutData) as? [[String: Any]])
                 #expect(entries.count == 6)
                 #expect(Set(entries.compactMap { $0["chain"] as? String }).count == 2)
+                // The listing names an instance chain's entry by its chain's first 8 hex digits.
+                let listedAsText = try gated.expect(["audit", "--operation", "request"], status: 0).stdout
+                    .split(separator: "\n")
+                #expect(listedAsText.count == 6, "\(listedAsText)")
+                for line in listedAsText {
+                    #expect(line.range(of: "^[0-9a-f]{8}#[0-9]+\t", options: .regularExpression) != nil, "\(line)")
+                }
             }
         }
     }
