@@ -60,18 +60,43 @@ public struct AuditLog: Sendable {
         }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         return try vault.read { db, keys in
-            var entries: [AuditEntry] = []
+            var chains: [[AuditEntry]] = [[]]
             try db.forEachRow("\(AuditChain.columns)\(filter) ORDER BY seq", arguments) { row in
-                entries.append(try opened(row, keys: keys, scope: .vault))
+                chains[0].append(try opened(row, keys: keys, scope: .vault))
             }
-            try db.forEachRow("SELECT chain, \(AuditChain.entryColumns) FROM audit_chain_log\(filter)", arguments) {
-                row in
-                let name = row.blob(0) ?? []
-                entries.append(try opened(StoreRow(Array(row.values.dropFirst())), keys: keys, scope: .instance(name)))
+            var name: [UInt8]?
+            try db.forEachRow(
+                "SELECT chain, \(AuditChain.entryColumns) FROM audit_chain_log\(filter) ORDER BY chain, seq", arguments
+            ) { row in
+                let chain = row.blob(0) ?? []
+                if chain != name {
+                    chains.append([])
+                    name = chain
+                }
+                chains[chains.count - 1].append(
+                    try opened(StoreRow(Array(row.values.dropFirst())), keys: keys, scope: .instance(chain)))
             }
-            // Oldest first; entries of one millisecond in the vault's chain first, each chain in order.
-            entries.sort { ($0.date, $0.chain ?? "", $0.sequence) < ($1.date, $1.chain ?? "", $1.sequence) }
-            return entries
+            return Self.merged(chains)
+        }
+    }
+
+    /// The entries of several chains, each in its own order, merged by time: at each step the
+    /// earliest of the chains' next entries (the first chain's at equal times). A chain's own
+    /// order is kept even where its times go back (a clock set back).
+    static func merged(_ chains: [[AuditEntry]]) -> [AuditEntry] {
+        guard chains.count > 1 else { return chains.first ?? [] }
+        var next = [Int](repeating: 0, count: chains.count)
+        var merged: [AuditEntry] = []
+        merged.reserveCapacity(chains.reduce(0) { $0 + $1.count })
+        while true {
+            var earliest: Int?
+            for (index, chain) in chains.enumerated() where next[index] < chain.count {
+                if let current = earliest, chains[current][next[current]].date <= chain[next[index]].date { continue }
+                earliest = index
+            }
+            guard let earliest else { return merged }
+            merged.append(chains[earliest][next[earliest]])
+            next[earliest] += 1
         }
     }
 
