@@ -125,8 +125,14 @@ final class AuditGroupCommit: Sendable {
             do {
                 sequences = try commit(events, to: chain, vault: vault)
             } catch is AuditInstanceChains.HeadMoved {
-                // A change of key re-tagged the chain under this append: once more, under it.
-                sequences = try commit(events, to: chain, vault: vault)
+                // A change of key re-tagged the chain under this append: once more, under it,
+                // reading the head. A head that will not move from what was just read is kept
+                // by something in the store: fail closed, saying so.
+                do {
+                    sequences = try commit(events, to: chain, vault: vault)
+                } catch is AuditInstanceChains.HeadMoved {
+                    throw AuditInstanceChains.headStuck(chain, path: vault.path)
+                }
             }
         } else {
             sequences = try vault.write(durability: .ordered, readingMetadata: AuditChain.headColumns) {

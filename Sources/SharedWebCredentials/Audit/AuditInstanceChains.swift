@@ -29,6 +29,15 @@ enum AuditInstanceChains {
     /// swcred's back): the append is rolled back and may be tried once more.
     struct HeadMoved: StoreBodySignal {}
 
+    /// The error for a chain whose head did not move with its entries twice in a row, the second
+    /// time from the head just read: a trigger or another writer keeps it.
+    static func headStuck(_ name: [UInt8], path: String) -> SharedWebCredentialsError {
+        SharedWebCredentialsError(
+            .integrityFailure,
+            "The head of the audit log's \(AuditScope.instance(name).described) in \(path) did not move with its entries: something in the store (a trigger, another writer) keeps or changes it. Nothing was released or recorded; run `swcred audit verify`, and remove what changes the table."
+        )
+    }
+
     // MARK: Links
 
     /// The link `stored` holds in `column` of chain `name`'s row, its MAC checked.

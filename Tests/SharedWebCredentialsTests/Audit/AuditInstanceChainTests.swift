@@ -104,6 +104,21 @@ struct AuditInstanceChainTests {
         )
     }
 
+    @Test("a PostgreSQL trigger that keeps a chain's head from moving stops its service's releases, and commits none")
+    func headKeptByTrigger() async throws {
+        let directory = try TemporaryDirectory()
+        let (owner, instance, writer) = try makeVaults(.postgresql, in: directory)
+        for _ in 0..<2 { try await instance.audit.append(Self.release) }
+        try writer.execute(
+            "CREATE FUNCTION keep() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$; CREATE TRIGGER keep_head BEFORE UPDATE ON audit_chains FOR EACH ROW EXECUTE FUNCTION keep()"
+        )
+        let refused = await failure { try await instance.audit.append(Self.release) }
+        #expect(refused?.code == .integrityFailure, "\(String(describing: refused))")
+        #expect(refused?.message.contains("did not move with its entries") == true)
+        #expect(try owner.audit.entries(operation: .request).map(\.sequence) == [1, 2])
+        #expect(try owner.audit.verify().isIntact)
+    }
+
     @Test("a chain's row deleted with its entries is found by its checkpoint", arguments: StorageEngine.allCases)
     func deletedChainFound(engine: StorageEngine) async throws {
         let directory = try TemporaryDirectory()
