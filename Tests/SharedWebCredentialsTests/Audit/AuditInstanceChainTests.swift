@@ -104,6 +104,19 @@ struct AuditInstanceChainTests {
         )
     }
 
+    @Test("the listing merges the chains by time and keeps each chain's own order, even where its clock went back")
+    func listingMergesByTime() throws {
+        let at = { (seconds: Double) in Date(timeIntervalSince1970: 1_800_000_000 + seconds) }
+        let entry = { (chain: String?, sequence: Int64, seconds: Double) in
+            AuditEntry(chain: chain, sequence: sequence, date: at(seconds), event: Self.release)
+        }
+        let vault = [entry(nil, 1, 10), entry(nil, 2, 5), entry(nil, 3, 30)]
+        let instance = [entry("a", 1, 1), entry("a", 2, 20)]
+        let merged = AuditLog.merged([vault, instance]).map { "\($0.chain ?? "-")#\($0.sequence)" }
+        #expect(merged == ["a#1", "-#1", "-#2", "a#2", "-#3"])
+        #expect(AuditLog.merged([vault]) == vault)
+    }
+
     @Test("a PostgreSQL trigger that keeps a chain's head from moving stops its service's releases, and commits none")
     func headKeptByTrigger() async throws {
         let directory = try TemporaryDirectory()
