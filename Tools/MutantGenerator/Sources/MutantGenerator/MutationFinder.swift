@@ -60,13 +60,16 @@ final class MutationFinder: SyntaxVisitor {
     override func visit(_ node: ConditionElementSyntax) -> SyntaxVisitorContinueKind {
         guard case .expression(let condition) = node.condition else { return .visitChildren }
         let text = condition.trimmedDescription
+        // A literal condition (`while true`) holds no logic to mutate: the compiler relies on it
+        // to know the loop never ends, so replacing it only makes a function without a return.
+        if condition.is(BooleanLiteralExprSyntax.self) { return .visitChildren }
         if let prefix = condition.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "!" {
             add(.conditionNegated, condition, prefix.expression.trimmedDescription)
         } else {
             add(.conditionNegated, condition, "!(\(text))")
         }
-        if text != "true" { add(.conditionTrue, condition, "true") }
-        if text != "false" { add(.conditionFalse, condition, "false") }
+        add(.conditionTrue, condition, "true")
+        add(.conditionFalse, condition, "false")
         return .visitChildren
     }
 
