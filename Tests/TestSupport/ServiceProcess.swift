@@ -83,7 +83,10 @@ public final class ServiceProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
+    /// A service a test leaves running is stopped as its user stops it, with SIGTERM, so that it
+    /// shuts down and exits as it does in use (its coverage profile, for Scripts/mutants, is written
+    /// at that exit); SIGKILL only if it has not stopped within 10 s.
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        stop(signal: SIGTERM, timeout: 10)
     }
 }
