@@ -116,5 +116,15 @@ class FingerprintTests(unittest.TestCase):
         self.assertFalse(mutants.Fingerprints(root).still_holds(result))
 
 
+class ReportNotesTests(unittest.TestCase):
+    def test_a_new_report_keeps_the_hand_written_end(self):
+        path = Path(tempfile.mkdtemp()) / "report.md"
+        path.write_text("# Generated\n\n| a |\n\n## Notes (written by hand: the passes)\n\nkept\n")
+        self.assertEqual(mutants.hand_written_notes(path), "\n## Notes (written by hand: the passes)\n\nkept\n")
+        path.write_text("# Generated\n")
+        self.assertEqual(mutants.hand_written_notes(path), "")
+        self.assertEqual(mutants.hand_written_notes(path.parent / "absent.md"), "")
+
+
 if __name__ == "__main__":
     unittest.main()
