@@ -195,12 +195,12 @@ final class GatedFixture {
 
     /// Starts one `swcred serve` per name on this fixture's store and sites (socket
     /// `run-NAME/swcred.sock`, log `service-NAME.log`, then `arguments`), runs `body` with them,
-    /// and SIGKILLs those still running however `body` ends.
+    /// and stops those still running however `body` ends (SIGTERM, as their user would).
     func withServices(
         _ names: [String], arguments: [String] = [], _ body: ([ServiceProcess]) async throws -> Void
     ) async throws {
         var services: [ServiceProcess] = []
-        defer { for service in services { _ = service.stop(signal: SIGKILL) } }
+        defer { for service in services { _ = service.stop(timeout: 10) } }
         for name in names {
             services.append(
                 try ServiceProcess.start(

@@ -77,7 +77,7 @@ final class ServiceFixture {
     static func with(_ body: (ServiceFixture) async throws -> Void) async throws {
         try await GatedFixture.with { gated in
             let fixture = ServiceFixture(gated: gated)
-            defer { fixture.service?.stop(signal: SIGKILL) }
+            defer { fixture.service?.stop(timeout: 10) }
             try await body(fixture)
         }
     }

@@ -111,7 +111,7 @@ struct ServiceStoreFailureTests {
                 socketPath: gated.directory.path("run/swcred.sock"),
                 arguments: gated.networkArguments + ["--busy-timeout", "30"],
                 environment: gated.environment, logPath: gated.directory.path("service.log"))
-            defer { _ = service.stop(signal: SIGKILL) }
+            defer { _ = service.stop(timeout: 10) }
             let token = try Self.token(gated)
             let first = try UnixHTTP.request(
                 service.socketPath, "PUT", "/v1/credentials", token: token,
@@ -266,7 +266,7 @@ struct ServiceStoreFailureTests {
             let service = try ServiceProcess.start(
                 socketPath: gated.directory.path("run/swcred.sock"), arguments: gated.networkArguments,
                 environment: environment, logPath: gated.directory.path("service.log"))
-            defer { _ = service.stop(signal: SIGKILL) }
+            defer { _ = service.stop(timeout: 10) }
             let token = try Self.token(gated)
             let saved = try UnixHTTP.request(
                 service.socketPath, "PUT", "/v1/credentials", token: token,

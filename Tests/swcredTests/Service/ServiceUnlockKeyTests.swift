@@ -23,7 +23,7 @@ struct ServiceUnlockKeyTests {
             let service = try ServiceProcess.start(
                 socketPath: socket, arguments: ["--key-file", key], environment: environment,
                 logPath: directory.path("key-service.log"))
-            defer { service.stop(signal: SIGKILL) }
+            defer { service.stop(timeout: 10) }
             #expect(try UnixHTTP.request(socket, "POST", "/v1/lock").status == 200)
 
             // A FIFO hangs whoever opens it for reading until a writer comes: the request must
