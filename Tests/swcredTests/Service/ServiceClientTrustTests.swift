@@ -184,6 +184,24 @@ struct ServiceClientTrustTests {
         #expect(try listener.record() == .init(connections: 0, received: ""))
     }
 
+    @Test("a symbolic link above the socket's directory is followed: an open directory behind it gets nothing")
+    func linkedAncestorIsResolved() throws {
+        let base = try TemporaryDirectory(prefix: "swcred-trust")
+        let open = base.path("open")
+        mkdir(open, 0o700)
+        mkdir(open + "/inner", 0o700)
+        mkdir(open + "/inner/run", 0o700)
+        let listener = try RecordingListener(socketPath: open + "/inner/run/swcred.sock", uid: nil)
+        symlink(open + "/inner", base.path("link"))
+        chmod(open, 0o777)
+        // Named through the link, every directory on the named path is the user's own and closed;
+        // the open one is only on the path the link resolves to.
+        try Self.expectRefused(
+            ["lock", "--socket", base.path("link/run/swcred.sock")],
+            "\(open), above the socket, is writable by group or others without the sticky bit")
+        #expect(try listener.record() == .init(connections: 0, received: ""))
+    }
+
     @Test("your own socket gets the request, at /v1/... (not //v1/...)")
     func requestPath() throws {
         let base = try TemporaryDirectory(prefix: "swcred-trust")

@@ -181,6 +181,23 @@ struct ServiceLifecycleTests {
         }
     }
 
+    @Test("--lock-after counts from the last request: a vault in use stays unlocked past it, then locks when idle")
+    func idleLockSparesAVaultInUse() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start(["--lock-after", "2s"])
+            let token = try fixture.token()
+            let body: [String: Any] = ["domain": "shop.example"]
+            // A request every half second for twice the idle time: each finds the vault open.
+            for _ in 0..<8 {
+                try await Task.sleep(for: .milliseconds(500))
+                #expect(try fixture.call("POST", "/v1/credentials/request", token: token, json: body).status == 404)
+            }
+            #expect(!(try fixture.running.log.contains("vault locked after idle time")))
+            try await Task.sleep(for: .seconds(4))
+            #expect(try fixture.call("POST", "/v1/credentials/request", token: token, json: body).status == 423)
+        }
+    }
+
     @Test("the CLI writes the vault directly while the service runs; both see every write")
     func cliAndServiceShareTheVault() async throws {
         try await ServiceFixture.with { fixture in
