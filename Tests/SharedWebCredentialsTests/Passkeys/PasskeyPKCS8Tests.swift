@@ -119,6 +119,13 @@ struct PasskeyPKCS8Tests {
                 "indefinite length", [0x30, 0x80, 0x00, 0x00],
                 "an element's length is not a definite length of one to four bytes"
             ),
+            // Four length bytes are the most DER takes here: four read as a length (too long for
+            // what follows), five are refused before they are read.
+            ("four length bytes", [0x30, 0x84, 0x01, 0x00, 0x00, 0x00], "an element is longer than what holds it"),
+            (
+                "five length bytes", [0x30, 0x85, 0x01, 0x00, 0x00, 0x00, 0x00],
+                "an element's length is not a definite length of one to four bytes"
+            ),
             ("not a sequence", [0x04, 0x01, 0x00], "the key is not where it should be"),
             (
                 "ECPrivateKey version 2",
