@@ -50,6 +50,20 @@ struct ServiceLifecycleTests {
         }
     }
 
+    @Test("a file at the socket's path that is not a socket exits 2, says so, and is left as it was")
+    func fileAtSocketPath() async throws {
+        try await GatedFixture.with { gated in
+            let directory = gated.directory.path("run")
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            let file = directory + "/swcred.sock"
+            #expect(FileManager.default.createFile(atPath: file, contents: Data("notes\n".utf8)))
+            try Self.expectUnusable(
+                file, "\(file) exists and is not a socket: remove it or pass another --socket", gated)
+            #expect(FileManager.default.contents(atPath: file) == Data("notes\n".utf8))
+        }
+    }
+
     @Test(
         "a socket directory that is another user's exits 2 and says whose",
         .enabled(if: getuid() == 0, "needs root to give a directory to another uid"))
