@@ -184,6 +184,21 @@ struct ServiceClientTrustTests {
         #expect(try listener.record() == .init(connections: 0, received: ""))
     }
 
+    @Test("an owner the system knows is named with their user name: root's /tmp, or as root a folder of nobody's")
+    func ownerNamedByUserName() throws {
+        guard getuid() == 0 else {
+            try Self.expectRefused(
+                ["lock", "--socket", "/tmp/swcred-trust-\(getpid()).sock"], "/tmp is owned by uid 0 (root), not by")
+            return
+        }
+        let base = try TemporaryDirectory(prefix: "swcred-trust")
+        let directory = base.path("run")
+        mkdir(directory, 0o700)
+        #expect(chown(directory, 65534, 65534) == 0)
+        try Self.expectRefused(
+            ["lock", "--socket", directory + "/swcred.sock"], "\(directory) is owned by uid 65534 (nobody), not by")
+    }
+
     @Test("a symbolic link above the socket's directory is followed: an open directory behind it gets nothing")
     func linkedAncestorIsResolved() throws {
         let base = try TemporaryDirectory(prefix: "swcred-trust")
