@@ -140,6 +140,7 @@ struct PasskeyPKCS8Tests {
                 "five length bytes", [0x30, 0x85, 0x01, 0x00, 0x00, 0x00, 0x00],
                 "an element's length is not a definite length of one to four bytes"
             ),
+            ("a tag and no length", [0x30], "it ends inside an element's header"),
             ("not a sequence", [0x04, 0x01, 0x00], "the key is not where it should be"),
             (
                 "ECPrivateKey version 2",
