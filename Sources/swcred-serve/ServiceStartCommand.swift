@@ -151,11 +151,15 @@ struct ServiceStartCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Log level: debug, info, notice, warning, error.", valueName: "level"))
     var logLevel: String = "info"
 
+    /// The levels `--log-level` takes: those its help names. `trace` and `critical`, which the
+    /// logger also knows, are refused with the same message rather than taken unannounced.
+    static let logLevels = ["debug", "info", "notice", "warning", "error"]
+
     func validate() throws {
         if passphraseFile != nil && keyFile != nil {
             throw ValidationError("Give either --passphrase-file or --key-file, not both.")
         }
-        guard Logger.Level(rawValue: logLevel) != nil else {
+        guard Self.logLevels.contains(logLevel) else {
             throw ValidationError("--log-level \"\(logLevel)\" is not one of debug, info, notice, warning, error.")
         }
     }

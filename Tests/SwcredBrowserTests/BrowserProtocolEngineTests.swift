@@ -361,7 +361,7 @@ struct BrowserProtocolEngineRefusalTests {
         #expect(shown.count < 80)
     }
 
-    @Test("a decrypted message that is not JSON, or names another action")
+    @Test("a decrypted message that is not JSON, names another action or none")
     func badInnerMessage() async throws {
         let (engine, _, client) = try await associated()
         let notJSON = await client.send("get-logins", to: engine, rawInner: Array("url=https://example.com".utf8))
@@ -376,6 +376,15 @@ struct BrowserProtocolEngineRefusalTests {
             "get-logins", ["url": "https://example.com"], to: engine, innerAction: "lock-database")
         #expect(mismatch.errorCode == "12")
         #expect(mismatch.outcome.refusal == .actionMismatch(envelope: "get-logins"))
+        // An inner message that names no action, or not as text, is refused the same way, and the
+        // reply names the envelope's action, not the request's id.
+        for inner in [#"{"url":"https://example.com"}"#, #"{"action":7,"url":"https://example.com"}"#] {
+            let unnamed = await client.send(
+                "get-logins", to: engine, requestID: "request-7", rawInner: Array(inner.utf8))
+            #expect(unnamed.errorCode == "12", "\(inner)")
+            #expect(unnamed.outcome.refusal == .actionMismatch(envelope: "get-logins"), "\(inner)")
+            #expect(unnamed.reply?["action"] as? String == "get-logins", "\(inner)")
+        }
     }
 
     @Test("get-logins: no URL, a URL of the wrong type, a bad httpAuth, no match")

@@ -89,11 +89,16 @@ struct VerificationOverTLSTests {
         #expect(requests.count == 1)
     }
 
-    @Test("500 leaves the association unverified")
+    @Test("500 to 599 leave the association unverified, as a server error to try again later")
     func serverError() async throws {
-        let (result, _) = try await site.verify(routes: [LoopbackSite.wellKnown: .status(500)])
-        #expect(result.verdict == .unverified)
-        #expect(result.codes == ["http-500"])
+        for status in [500, 599] {
+            let (result, _) = try await site.verify(routes: [LoopbackSite.wellKnown: .status(status)])
+            #expect(result.verdict == .unverified)
+            #expect(result.codes == ["http-\(status)"])
+            #expect(
+                result.summary?.contains("a server error, try again later") == true,
+                "\(String(describing: result.summary))")
+        }
     }
 
     @Test("a refused connection leaves the association unverified")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -21,6 +22,43 @@ struct EngineParityTests {
 
     private func open(_ store: VaultStore, _ passphrase: String = VaultTestSupport.passphrase) throws -> Vault {
         try Vault.open(store: store, secret: .passphrase(SecureBytes(utf8: passphrase)))
+    }
+
+    @Test("two creates racing on one PostgreSQL database: one makes the vault, the other replaces nothing")
+    func racingCreates() throws {
+        // Both pass the first check for a vault before either writes one; the writers' lock then
+        // orders them, and the second must find the first's vault rather than write its own key
+        // over it (`vault_meta`'s insert updates on conflict).
+        for round in 0..<4 {
+            let directory = try TemporaryDirectory()
+            let store = try StorageEngine.postgresql.freshStore(in: directory)
+            let passphrases = ["first racer \(round)", "second racer \(round)"]
+            let outcomes = Mutex<[Int: SharedWebCredentialsError.Code?]>([:])
+            let start = DispatchSemaphore(value: 0)
+            let group = DispatchGroup()
+            for index in passphrases.indices {
+                group.enter()
+                Thread.detachNewThread {
+                    start.wait()
+                    let code = VaultTestSupport.errorCode {
+                        _ = try Vault.create(
+                            in: store,
+                            protection: .passphrase(SecureBytes(utf8: passphrases[index]), VaultTestSupport.fastKDF))
+                    }
+                    outcomes.withLock { $0[index] = code }
+                    group.leave()
+                }
+            }
+            passphrases.indices.forEach { _ in start.signal() }
+            group.wait()
+            let codes = outcomes.withLock { $0 }
+            let made = codes.filter { $0.value == nil }.map(\.key)
+            #expect(made.count == 1, "round \(round): \(codes)")
+            #expect(codes.values.filter { $0 == .vaultExists }.count == 1, "round \(round): \(codes)")
+            if let winner = made.first {
+                #expect(throws: Never.self, "round \(round)") { _ = try open(store, passphrases[winner]) }
+            }
+        }
     }
 
     @Test("create, refuse a second create, open, refuse a wrong passphrase, inspect", arguments: StorageEngine.allCases)

@@ -39,6 +39,22 @@ struct FilePermissionTests {
         #expect(try KeyFile.read(at: keyPath).count == KeyFile.length)
     }
 
+    @Test("each read bit for group or others alone refuses a key file; write and execute bits are not reading")
+    func keyFileModesOneBitAtATime() throws {
+        let directory = try TemporaryDirectory()
+        let keyPath = directory.path("vault.key")
+        _ = try Vault.create(at: directory.path("vault.sqlite"), protection: .newKeyFile(path: keyPath))
+        for mode: mode_t in [0o640, 0o604, 0o644, 0o660, 0o606] {
+            chmod(keyPath, mode)
+            #expect(
+                failure { _ = try KeyFile.read(at: keyPath) }?.code == .invalidInput, "mode 0\(String(mode, radix: 8))")
+        }
+        for mode: mode_t in [0o600, 0o400, 0o610, 0o620, 0o601, 0o602] {
+            chmod(keyPath, mode)
+            #expect(failure { _ = try KeyFile.read(at: keyPath) } == nil, "mode 0\(String(mode, radix: 8))")
+        }
+    }
+
     @Test("a passphrase file of mode 0666 is refused; a pipe is not a file and is accepted")
     func passphraseFileReadableByOthers() throws {
         let directory = try TemporaryDirectory()

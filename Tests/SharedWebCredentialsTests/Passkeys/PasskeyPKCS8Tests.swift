@@ -82,6 +82,20 @@ struct PasskeyPKCS8Tests {
         #expect(try Self.read(trimmed).get().secret.isEqual(to: shortKey.secret))
     }
 
+    @Test("a stored key of the wrong length is an integrity failure naming both lengths, for either algorithm")
+    func storedKeyLength() throws {
+        for algorithm in [PasskeyAlgorithm.es256, .ed25519] {
+            for count in [0, 31, 33, 64] {
+                let error = try #require(throws: SharedWebCredentialsError.self) {
+                    _ = try PasskeyPrivateKey(
+                        algorithm: algorithm, secret: SecureBytes(copying: [UInt8](repeating: 1, count: count)))
+                }
+                #expect(error.code == .integrityFailure)
+                #expect(error.message == "a passkey's private key has \(count) bytes, not 32", "\(algorithm)")
+            }
+        }
+    }
+
     @Test("keys of other algorithms are named, not guessed at")
     func unsupported() {
         let rsaOID: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]
@@ -119,6 +133,14 @@ struct PasskeyPKCS8Tests {
                 "indefinite length", [0x30, 0x80, 0x00, 0x00],
                 "an element's length is not a definite length of one to four bytes"
             ),
+            // Four length bytes are the most DER takes here: four read as a length (too long for
+            // what follows), five are refused before they are read.
+            ("four length bytes", [0x30, 0x84, 0x01, 0x00, 0x00, 0x00], "an element is longer than what holds it"),
+            (
+                "five length bytes", [0x30, 0x85, 0x01, 0x00, 0x00, 0x00, 0x00],
+                "an element's length is not a definite length of one to four bytes"
+            ),
+            ("a tag and no length", [0x30], "it ends inside an element's header"),
             ("not a sequence", [0x04, 0x01, 0x00], "the key is not where it should be"),
             (
                 "ECPrivateKey version 2",

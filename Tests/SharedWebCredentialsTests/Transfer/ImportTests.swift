@@ -1,10 +1,10 @@
 import Foundation
-import SharedWebCredentialsTransfer
 import TestSupport
 import Testing
 import ZIPFoundation
 
 @testable import SharedWebCredentials
+@testable import SharedWebCredentialsTransfer
 
 /// Import of every format into a real vault (SQLite, libsodium), with the edge cases of each.
 @Suite("import from other password managers")
@@ -79,6 +79,20 @@ struct ImportTests {
         let summary = try fixture.run(try fixture.file("export", sample), commit: false)
         #expect(summary.format == format && summary.detected)
         #expect(summary.added > 0)
+    }
+
+    @Test(
+        "a CSV header is Bitwarden's by either of its login_ columns, before the url/username/password formats",
+        arguments: [
+            (["name", "login_uri", "login_username", "login_password"], ImportFormat.bitwardenCSV),
+            (["name", "login_uri", "login_username"], .bitwardenCSV),
+            (["name", "login_username", "login_password"], .bitwardenCSV),
+            (["url", "username", "password", "login_uri"], .bitwardenCSV),
+            (["Title", "URL", "Username", "Password"], .appleCSV),
+            (["name", "username", "password"], nil),
+        ] as [([String], ImportFormat?)])
+    func headerDetection(header: [String], format: ImportFormat?) {
+        #expect(CSVColumns.detect(header: header) == format, "\(header)")
     }
 
     @Test("Chrome CSV: quoted commas, quotes and newlines, IDN host, http flagged, Android and empty password skipped")

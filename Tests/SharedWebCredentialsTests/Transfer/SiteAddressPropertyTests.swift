@@ -85,6 +85,25 @@ struct SiteAddressPropertyTests {
         #expect(try CredentialSite("http://[::443]", allowDeveloperHosts: true).port == nil)
     }
 
+    @Test(
+        "an android:// URL is the app its authority ends with, after any signature; one naming no app is an error",
+        arguments: [
+            ("android://com.example.app", "com.example.app"),
+            ("android://c2lnbmF0dXJl@com.example.app/", "com.example.app"),
+            ("ANDROID://com.example.app/path", "com.example.app"),
+            ("android://", nil),
+            ("android://c2lnbmF0dXJl@", nil),
+            ("android:///com.example.app", nil),
+        ] as [(String, String?)])
+    func androidApp(url: String, package: String?) throws {
+        guard let package else {
+            let error = try #require(throws: SharedWebCredentialsError.self) { try SiteAddress.parse(url) }
+            #expect(error.code == .invalidInput && error.message.contains("names no package"), "\(error.message)")
+            return
+        }
+        #expect(try SiteAddress.parse(url) == .android(package: package))
+    }
+
     @Test("any text is read or refused with an error that names it invalid, never a crash")
     func anyText() async {
         let pieces = [

@@ -184,6 +184,46 @@ struct ServiceClientTrustTests {
         #expect(try listener.record() == .init(connections: 0, received: ""))
     }
 
+    @Test("an owner the system knows is named with their user name: root's /tmp, or as root a folder of nobody's")
+    func ownerNamedByUserName() throws {
+        guard getuid() == 0 else {
+            try Self.expectRefused(
+                ["lock", "--socket", "/tmp/swcred-trust-\(getpid()).sock"], "/tmp is owned by uid 0 (root), not by")
+            return
+        }
+        let base = try TemporaryDirectory(prefix: "swcred-trust")
+        let directory = base.path("run")
+        mkdir(directory, 0o700)
+        #expect(chown(directory, 65534, 65534) == 0)
+        try Self.expectRefused(
+            ["lock", "--socket", directory + "/swcred.sock"], "\(directory) is owned by uid 65534 (nobody), not by")
+    }
+
+    @Test("a symbolic link above the socket's directory is followed: an open directory behind it gets nothing")
+    func linkedAncestorIsResolved() throws {
+        let base = try TemporaryDirectory(prefix: "swcred-trust")
+        let open = base.path("open")
+        mkdir(open, 0o700)
+        mkdir(open + "/inner", 0o700)
+        mkdir(open + "/inner/run", 0o700)
+        let listener = try RecordingListener(socketPath: open + "/inner/run/swcred.sock", uid: nil)
+        symlink(open + "/inner", base.path("link"))
+        chmod(open, 0o777)
+        // Named through the link, every directory on the named path is the user's own and closed;
+        // the open one is only on the path the link resolves to.
+        try Self.expectRefused(
+            ["lock", "--socket", base.path("link/run/swcred.sock")],
+            "\(open), above the socket, is writable by group or others without the sticky bit")
+        #expect(try listener.record() == .init(connections: 0, received: ""))
+    }
+
+    @Test("/ names no socket file: refused as bad input before any check of the directories")
+    func rootIsNoSocket() throws {
+        let result = try SwcredProcess.run(["lock", "--socket", "/"], environment: Self.environment())
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("/ cannot be a service's socket: name the socket file"), "\(result.stderr)")
+    }
+
     @Test("your own socket gets the request, at /v1/... (not //v1/...)")
     func requestPath() throws {
         let base = try TemporaryDirectory(prefix: "swcred-trust")

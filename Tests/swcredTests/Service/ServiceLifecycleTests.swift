@@ -50,6 +50,20 @@ struct ServiceLifecycleTests {
         }
     }
 
+    @Test("a file at the socket's path that is not a socket exits 2, says so, and is left as it was")
+    func fileAtSocketPath() async throws {
+        try await GatedFixture.with { gated in
+            let directory = gated.directory.path("run")
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            let file = directory + "/swcred.sock"
+            #expect(FileManager.default.createFile(atPath: file, contents: Data("notes\n".utf8)))
+            try Self.expectUnusable(
+                file, "\(file) exists and is not a socket: remove it or pass another --socket", gated)
+            #expect(FileManager.default.contents(atPath: file) == Data("notes\n".utf8))
+        }
+    }
+
     @Test(
         "a socket directory that is another user's exits 2 and says whose",
         .enabled(if: getuid() == 0, "needs root to give a directory to another uid"))
@@ -178,6 +192,23 @@ struct ServiceLifecycleTests {
             #expect(try fixture.call("POST", "/v1/credentials/request", token: token, json: body).status == 423)
             #expect(try fixture.running.log.contains("vault locked after idle time"))
             #expect(!(try fixture.running.log.contains(fixture.gated.passphrase)))
+        }
+    }
+
+    @Test("--lock-after counts from the last request: a vault in use stays unlocked past it, then locks when idle")
+    func idleLockSparesAVaultInUse() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start(["--lock-after", "2s"])
+            let token = try fixture.token()
+            let body: [String: Any] = ["domain": "shop.example"]
+            // A request every half second for twice the idle time: each finds the vault open.
+            for _ in 0..<8 {
+                try await Task.sleep(for: .milliseconds(500))
+                #expect(try fixture.call("POST", "/v1/credentials/request", token: token, json: body).status == 404)
+            }
+            #expect(!(try fixture.running.log.contains("vault locked after idle time")))
+            try await Task.sleep(for: .seconds(4))
+            #expect(try fixture.call("POST", "/v1/credentials/request", token: token, json: body).status == 423)
         }
     }
 

@@ -113,6 +113,8 @@ struct ServiceOptionErrorTests {
     /// The cases that only the parser or `validate()` of the command refuse, with their messages.
     static let parserCases: [(arguments: [String], message: String)] = [
         (["--log-level", "loud"], "--log-level \"loud\" is not one of debug, info, notice, warning, error."),
+        (["--log-level", "trace"], "--log-level \"trace\" is not one of debug, info, notice, warning, error."),
+        (["--log-level", "critical"], "--log-level \"critical\" is not one of debug, info, notice, warning, error."),
         (["--timeout", "abc"], "The value 'abc' is invalid for '--timeout <SECONDS>'"),
         (["--allow-uid", "abc"], "The value 'abc' is invalid for '--allow-uid <uid>'"),
         (
