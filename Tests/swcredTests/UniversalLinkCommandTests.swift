@@ -222,6 +222,24 @@ struct UniversalLinkCommandTests {
         }
     }
 
+    @Test(
+        "site check: a home page answering 500 or above could not be asked (exit 10); 499 is the site's answer (exit 2)"
+    )
+    func siteCheckPageStatus() async throws {
+        for (status, exit) in [(500, Int32(10)), (503, 10), (499, 2), (404, 2)] {
+            let routes: [String: TestRoute] = [
+                LoopbackPaths.wellKnown: .json(Self.site), "/": .respond(status: status, headers: [], body: []),
+            ]
+            try await withServer(routes: routes) { network in
+                let result = try SwcredProcess.run(["site", "check", "example.com", "--json"] + network)
+                #expect(result.status == exit, "HTTP \(status): \(result.stderr)")
+                let banner = try #require(try Self.json(result)["smart_app_banner"] as? [String: Any])
+                let codes = (banner["errors"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
+                #expect(codes == ["page-http-\(status)"], "HTTP \(status)")
+            }
+        }
+    }
+
     @Test("site check reads at most 1 MiB of the page and says so")
     func siteCheckCap() async throws {
         try await withServer(routes: [LoopbackPaths.wellKnown: .json(Self.site), "/": .streamForever]) { network in
