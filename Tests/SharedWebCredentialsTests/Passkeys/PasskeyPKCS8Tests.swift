@@ -96,6 +96,25 @@ struct PasskeyPKCS8Tests {
         }
     }
 
+    @Test("an ECPrivateKey may name its curve: P-256 is read; another curve, or bytes after the name, are refused")
+    func namedCurve() throws {
+        func tlv(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] { [tag, UInt8(content.count)] + content }
+        let scalar = [UInt8](repeating: 1, count: 32)
+        func pkcs8(curve: [UInt8]) -> [UInt8] {
+            let algorithm = tlv(
+                0x30, tlv(0x06, PasskeyPrivateKey.ecPublicKeyOID) + tlv(0x06, PasskeyPrivateKey.prime256v1OID))
+            let ecKey = tlv(0x30, tlv(0x02, [1]) + tlv(0x04, scalar) + tlv(0xA0, curve))
+            return tlv(0x30, tlv(0x02, [0]) + algorithm + tlv(0x04, ecKey))
+        }
+        let named = pkcs8(curve: tlv(0x06, PasskeyPrivateKey.prime256v1OID))
+        #expect(try Self.read(named).get().secret.isEqual(to: SecureBytes(copying: scalar)))
+        let refused = "its ECPrivateKey names another curve than its algorithm"
+        #expect(Self.problem(pkcs8(curve: tlv(0x06, [0x2B, 0x81, 0x04, 0x00, 0x22]))) == .malformed(refused))
+        #expect(
+            Self.problem(pkcs8(curve: tlv(0x06, PasskeyPrivateKey.prime256v1OID) + [0x05, 0x00])) == .malformed(refused)
+        )
+    }
+
     @Test("keys of other algorithms are named, not guessed at")
     func unsupported() {
         let rsaOID: [UInt8] = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]
