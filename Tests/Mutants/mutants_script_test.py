@@ -116,6 +116,18 @@ class FingerprintTests(unittest.TestCase):
         self.assertFalse(mutants.Fingerprints(root).still_holds(result))
 
 
+class KnownOutcomeTests(unittest.TestCase):
+    def test_not_compiling_wins_over_not_covered(self):
+        mutant = {"id": "g-1", "file": "Sources/A/F.swift"}
+        schema = mutants.Schema([mutant], Path("."))
+        schema.dropped = {1: "F.swift:3: error: cannot convert"}
+        outcome = mutants.known_outcome(mutant, schema, ([[], []], "coverage"))
+        self.assertEqual(outcome["status"], "not-compiling")
+        schema.dropped = {}
+        self.assertEqual(mutants.known_outcome(mutant, schema, ([[], []], "coverage"))["status"], "not-covered")
+        self.assertIsNone(mutants.known_outcome(mutant, schema, ([["S"], []], "coverage")))
+
+
 class ReportNotesTests(unittest.TestCase):
     def test_a_new_report_keeps_the_hand_written_end(self):
         path = Path(tempfile.mkdtemp()) / "report.md"
