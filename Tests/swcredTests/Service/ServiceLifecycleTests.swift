@@ -85,7 +85,14 @@ struct ServiceLifecycleTests {
         let service = try ServiceProcess.launch(
             socketPath: socketPath, arguments: gated.networkArguments, environment: gated.environment,
             logPath: logPath)
-        service.waitUntilExit()
+        // A refusal is immediate; a service still running after a minute is a failure, not a hang.
+        let deadline = Date().addingTimeInterval(60)
+        while service.isRunning && Date() < deadline { usleep(20_000) }
+        if service.isRunning {
+            kill(service.processIdentifier, SIGKILL)
+            service.waitUntilExit()
+            Issue.record("swcred serve on \(socketPath) was still running after 60 s instead of refusing")
+        }
         let log = try String(contentsOfFile: logPath, encoding: .utf8)
         #expect(service.terminationStatus == 2, "\(socketPath): \(log)")
         #expect(log.contains("swcred serve: \(message)\n"), "\(log)")
