@@ -128,6 +128,23 @@ class KnownOutcomeTests(unittest.TestCase):
         self.assertIsNone(mutants.known_outcome(mutant, schema, ([["S"], []], "coverage")))
 
 
+class TerminationTests(unittest.TestCase):
+    def test_sigterm_exits_and_an_ignored_sighup_stays_ignored(self):
+        import signal
+        saved = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGHUP)}
+        try:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+            mutants.exit_on_termination()
+            self.assertEqual(signal.getsignal(signal.SIGHUP), signal.SIG_IGN)
+            with self.assertRaises(SystemExit) as raised:
+                signal.getsignal(signal.SIGTERM)(signal.SIGTERM, None)
+            self.assertEqual(raised.exception.code, 128 + signal.SIGTERM)
+        finally:
+            for number, handler in saved.items():
+                signal.signal(number, handler)
+
+
 class ReportNotesTests(unittest.TestCase):
     def test_a_new_report_keeps_the_hand_written_end(self):
         path = Path(tempfile.mkdtemp()) / "report.md"
