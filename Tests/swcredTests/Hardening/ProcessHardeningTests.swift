@@ -62,9 +62,14 @@ struct ProcessHardeningTests {
 
     /// The signals whose handlers `/proc/PID/status` lists as caught (`SigCgt`).
     static func caughtSignals(_ pid: Int32) throws -> Set<Int32> {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("SigCgt:") })
-        let mask = try #require(UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16))
+        try signals(in: "/proc/\(pid)/status", field: "SigCgt:")
+    }
+
+    /// The signals a `/proc/PID/status` mask field (`SigCgt:`, `SigIgn:`) lists.
+    static func signals(in path: String, field: String) throws -> Set<Int32> {
+        let status = try String(contentsOfFile: path, encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix(field) })
+        let mask = try #require(UInt64(line.dropFirst(field.count).trimmingCharacters(in: .whitespaces), radix: 16))
         return Set((1...64).filter { mask & (1 << UInt64($0 - 1)) != 0 }.map(Int32.init))
     }
 
@@ -103,7 +108,12 @@ struct ProcessHardeningTests {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         try? input.fileHandleForWriting.close()
-        #expect(Self.crashSignals.isSubset(of: caught), "the runtime's crash handlers: \(caught)")
+        // A signal this process ignores, the child inherits ignored (a run started in the
+        // background has SIGQUIT so), and the runtime leaves an ignored signal alone.
+        let inherited = try Self.signals(in: "/proc/self/status", field: "SigIgn:")
+        #expect(
+            Self.crashSignals.subtracting(inherited).isSubset(of: caught),
+            "the runtime's crash handlers: \(caught), ignored here: \(inherited)")
     }
 
     @Test("status reports core dumps off, and allowed with the opt-out")
