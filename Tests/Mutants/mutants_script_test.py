@@ -59,6 +59,19 @@ class FailingTestTests(unittest.TestCase):
             {"kind": "issueRecorded", "issue": {"isKnown": False}, "testID": "T.Suite/b()/F.swift:9:6"})
         self.assertEqual(mutants.failing_test_in(path), "T.Suite/a()")
 
+    def test_a_growing_stream_is_read_in_pieces_and_a_line_cut_in_two_is_joined(self):
+        issue = json.dumps({"kind": "event", "payload": {"kind": "issueRecorded", "issue": {"isKnown": False},
+                                                         "testID": "T.S/c()/F.swift:5:6"}}) + "\n"
+        path = self.stream({"kind": "testStarted", "testID": "T.S/c()/F.swift:5:6"})
+        stream = mutants.EventStream(path)
+        self.assertIsNone(stream.failing_test())
+        with open(path, "a") as writer:
+            writer.write(issue[:30])
+        self.assertIsNone(stream.failing_test())
+        with open(path, "a") as writer:
+            writer.write(issue[30:])
+        self.assertEqual(stream.failing_test(), "T.S/c()")
+
     def test_known_issues_and_passing_runs_are_not_failures(self):
         path = self.stream({"kind": "issueRecorded", "issue": {"isKnown": True}, "testID": "T.S/a()/F.swift:1:1"},
                            {"kind": "testEnded", "testID": "T.S/a()/F.swift:1:1"})
