@@ -102,25 +102,36 @@ struct ServiceAuditCrashTests {
             "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'BEGIN; SELECT 1 FROM \(table) FOR UPDATE%'"
         )
         _ = try? await holder.value
-        try await waitFor(database, "application_name = 'swcred' AND state <> 'idle'", count: 0)
+        try await waitFor(database, "application_name = 'swcred' AND state <> 'idle'", until: { $0 == 0 })
         return outcome
     }
 
-    /// Waits (at most 20 s) until `count` sessions of pg_stat_activity match `condition`.
-    private static func waitFor(_ database: String, _ condition: String, count: Int = 1) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        let query =
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND \(condition)"
-        while try Int(TestPostgres.psql(database, query).trimmingCharacters(in: .whitespacesAndNewlines)) != count {
-            guard ContinuousClock.now < deadline else { throw FixtureError(message: "never: \(condition)") }
+    /// Waits (at most 60 s: a loaded machine runs a hundred tests beside this one) until the
+    /// number of other sessions of pg_stat_activity that match `condition` satisfies `enough`;
+    /// if it never does, the error lists what the service's sessions were doing.
+    private static func waitFor(
+        _ database: String, _ condition: String, until enough: (Int) -> Bool = { $0 >= 1 }
+    ) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        let others = "datname = current_database() AND pid <> pg_backend_pid()"
+        let query = "SELECT count(*) FROM pg_stat_activity WHERE \(others) AND \(condition)"
+        while !enough(try Self.integer(database, query)) {
+            guard ContinuousClock.now < deadline else {
+                let sessions = try? TestPostgres.psql(
+                    database,
+                    "SELECT application_name, state, wait_event_type, wait_event, left(query, 120) FROM pg_stat_activity WHERE \(others)"
+                )
+                throw FixtureError(message: "never: \(condition); the sessions were:\n\(sessions ?? "(unreadable)")")
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
 
     private static func count(_ database: String, _ table: String) throws -> Int {
-        Int(
-            try TestPostgres.psql(database, "SELECT count(*) FROM \(table)").trimmingCharacters(
-                in: .whitespacesAndNewlines))
-            ?? -1
+        try integer(database, "SELECT count(*) FROM \(table)")
+    }
+
+    private static func integer(_ database: String, _ query: String) throws -> Int {
+        Int(try TestPostgres.psql(database, query).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 }
