@@ -93,6 +93,9 @@ public struct ServiceStartError: Error, CustomStringConvertible {
         /// The socket's path cannot be used: its directory is not a directory, belongs to another
         /// user or cannot be made, or the path holds something else (exit 2, bad options).
         case unusableSocketPath
+        /// The `--listen` address cannot be bound: in use, or not this machine's (exit 2, bad
+        /// options).
+        case unusableListenAddress
     }
 
     public let reason: Reason

@@ -53,7 +53,7 @@ public enum VaultService {
     }
 
     /// Serves until a shutdown signal. Both listeners' connections run on `threads`, the vault's
-    /// storage engine's (``OnEngineThreads``), which stay the same when the vault is locked and
+    /// storage engine's (``OnEngineThreadsChannel``), which stay the same when the vault is locked and
     /// unlocked again.
     private static func serve(
         holder: VaultHolder, threads: EngineThreads, verifier: Verifier?, configuration: ServiceConfiguration,
@@ -82,11 +82,14 @@ public enum VaultService {
             idleTimeout: .nanoseconds(configuration.idleTimeout.nanoseconds))
         let socketPath = configuration.socketPath
         let allowedUIDs = configuration.allowedUIDs
-        func onThreads(_ service: some Service) -> any Service { OnEngineThreads(wrapped: service, threads: threads) }
         var services: [any Service] = [
-            onThreads(
-                Application(
-                    router: router, server: .http1(configuration: http),
+            NamedListener(
+                wrapped: Application(
+                    router: router,
+                    server: HTTPServerBuilder { responder in
+                        OnEngineThreadsChannel(
+                            wrapped: HTTP1Channel(responder: responder, configuration: http), threads: threads)
+                    },
                     configuration: .init(address: .unixDomainSocket(path: socketPath), serverName: nil, backlog: 4096),
                     onServerRunning: { _ in
                         chmod(socketPath, 0o600)
@@ -98,16 +101,23 @@ public enum VaultService {
                         logger.notice("listening", metadata: ["socket": "\(socketPath)"])
                         onListening()
                     },
-                    logger: logger))
+                    logger: logger),
+                address: "the socket \(socketPath)", advice: "pass another --socket", reason: .unusableSocketPath)
         ]
         if let tcp = configuration.tcpListener {
             let tls = TLSConfiguration.makeServerConfiguration(
                 certificateChain: try NIOSSLCertificate.fromPEMFile(tcp.certificatePath).map { .certificate($0) },
                 privateKey: .privateKey(try NIOSSLPrivateKey(file: tcp.keyPath, format: .pem)))
             services.append(
-                onThreads(
-                    Application(
-                        router: router, server: try .tls(.http1(configuration: http), tlsConfiguration: tls),
+                NamedListener(
+                    wrapped: Application(
+                        router: router,
+                        server: HTTPServerBuilder { responder in
+                            OnEngineThreadsChannel(
+                                wrapped: try TLSChannel(
+                                    HTTP1Channel(responder: responder, configuration: http), tlsConfiguration: tls),
+                                threads: threads)
+                        },
                         configuration: .init(
                             address: .hostname(tcp.host, port: tcp.port), serverName: nil, backlog: 4096),
                         onServerRunning: { channel in
@@ -115,7 +125,9 @@ public enum VaultService {
                                 "listening with TLS",
                                 metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
                         },
-                        logger: logger)))
+                        logger: logger),
+                    address: "--listen \(tcp.host):\(tcp.port)",
+                    advice: "stop what listens there, or choose another --listen", reason: .unusableListenAddress))
         }
         if let verifier {
             services.append(

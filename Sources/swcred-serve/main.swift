@@ -15,6 +15,7 @@ func exitCode(for error: any Error) -> Int32 {
         switch error.reason {
         case .busy: return 11  // another service holds the socket
         case .unusableSocketPath: return 2  // fix --socket
+        case .unusableListenAddress: return 2  // fix --listen
         }
     }
     return 1

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+@testable import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `swcred serve` whose listener cannot bind its address: exit 2, with one line that names the
+/// address and says what to do, never NIO's `bind(descriptor:ptr:bytes:)` and exit 1; and never a
+/// service that neither serves nor exits. (A listener failing on the engine's threads cancelled
+/// Hummingbird's service group there, and about one start in twenty-five deadlocked in its exit:
+/// apple/swift-async-algorithms#430.)
+@Suite("swcred serve: a listener that cannot bind")
+struct ServiceBindFailureTests {
+    @Test("a --listen port another process listens on: exit 2 naming the address, once")
+    func listenPortInUse() async throws {
+        try await GatedFixture.with { gated in
+            let (holder, port) = try Self.listeningLoopbackSocket()
+            defer { close(holder) }
+            let ca = try TestCertificateAuthority()
+            let files = try ca.issue(for: ["localhost"]).writePEM(into: gated.directory, name: "service")
+            let log = try Self.refusal(
+                gated, socketPath: gated.directory.path("run/swcred.sock"),
+                arguments: ["--listen", "127.0.0.1:\(port)", "--tls-cert", files.certificate, "--tls-key", files.key])
+            let message =
+                "swcred serve: cannot listen on --listen 127.0.0.1:\(port): Address already in use: stop what listens there, or choose another --listen\n"
+            #expect(log.components(separatedBy: message).count == 2, "once: \(log)")
+            #expect(!log.contains("bind(descriptor"), "\(log)")
+        }
+    }
+
+    @Test("a socket whose bind fails (injected): exit 2 naming the socket, and each of 40 starts exits")
+    func socketBindFails() async throws {
+        try await GatedFixture.with { gated in
+            let shim = try Self.failingBindShim(in: gated.directory)
+            let socketPath = gated.directory.path("run/swcred.sock")
+            for attempt in 1...40 {
+                let log = try Self.refusal(
+                    gated, socketPath: socketPath, arguments: [], environment: ["LD_PRELOAD": shim],
+                    limit: 20, attempt: attempt)
+                #expect(
+                    log.contains(
+                        "swcred serve: cannot listen on the socket \(socketPath): Permission denied: pass another --socket\n"
+                    ), "start \(attempt): \(log)")
+                if !log.contains("cannot listen on the socket") { break }
+            }
+        }
+    }
+
+    /// Starts `swcred serve`, which must exit 2 within `limit` seconds; returns what it printed.
+    private static func refusal(
+        _ gated: GatedFixture, socketPath: String, arguments: [String], environment: [String: String] = [:],
+        limit: TimeInterval = 60, attempt: Int = 1
+    ) throws -> String {
+        let logPath = gated.directory.path("refused-\(attempt).log")
+        let service = try ServiceProcess.launch(
+            socketPath: socketPath, arguments: gated.networkArguments + arguments,
+            environment: gated.environment.merging(environment) { _, new in new }, logPath: logPath)
+        let deadline = Date().addingTimeInterval(limit)
+        while service.isRunning && Date() < deadline { usleep(20_000) }
+        if service.isRunning {
+            kill(service.processIdentifier, SIGKILL)
+            service.waitUntilExit()
+            Issue.record("start \(attempt): swcred serve was still running after \(Int(limit)) s instead of exiting")
+        }
+        let log = try String(contentsOfFile: logPath, encoding: .utf8)
+        #expect(service.terminationStatus == 2, "start \(attempt): \(log)")
+        return log
+    }
+
+    /// A TCP socket listening on a free loopback port, and the port.
+    private static func listeningLoopbackSocket() throws -> (Int32, Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(descriptor, socketAddress, length) == 0 && listen(descriptor, 1) == 0
+                    && getsockname(descriptor, socketAddress, &length) == 0
+            }
+        }
+        guard bound else {
+            close(descriptor)
+            throw FixtureError(message: "cannot listen on a loopback port: \(String(cString: strerror(errno)))")
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    /// Builds a library that makes every `bind` of a Unix socket fail with EACCES (what a
+    /// directory the service may not write gives), for `LD_PRELOAD`; returns its path.
+    private static func failingBindShim(in directory: TemporaryDirectory) throws -> String {
+        let source = directory.path("failing-bind.c")
+        let library = directory.path("failing-bind.so")
+        try """
+        #define _GNU_SOURCE
+        #include <dlfcn.h>
+        #include <errno.h>
+        #include <sys/socket.h>
+        int bind(int descriptor, const struct sockaddr *address, socklen_t length) {
+            int (*next)(int, const struct sockaddr *, socklen_t) = dlsym(RTLD_NEXT, "bind");
+            if (address->sa_family == AF_UNIX) { errno = EACCES; return -1; }
+            return next(descriptor, address, length);
+        }
+        """.write(toFile: source, atomically: true, encoding: .utf8)
+        guard
+            let compiler = ["/usr/bin/cc", "/opt/swift/usr/bin/clang"].first(
+                where: FileManager.default.isExecutableFile)
+        else { throw FixtureError(message: "no C compiler (cc, or the toolchain's clang) to build the bind shim") }
+        let build = Process()
+        build.executableURL = URL(fileURLWithPath: compiler)
+        build.arguments = ["-shared", "-fPIC", "-o", library, source, "-ldl"]
+        try build.run()
+        build.waitUntilExit()
+        guard build.terminationStatus == 0 else {
+            throw FixtureError(message: "\(compiler) did not build the bind shim")
+        }
+        return library
+    }
+}
