@@ -36,17 +36,20 @@ public enum SwcredProcess {
     /// Runs `swcred` with arguments, extra environment variables and optional standard input.
     ///
     /// The child gets a minimal environment (PATH, HOME, LANG) plus `environment`, so that nothing
-    /// from the developer's shell (such as SWCRED_PASSPHRASE) leaks into a test.
+    /// from the developer's shell (such as SWCRED_PASSPHRASE) leaks into a test. It runs in
+    /// `currentDirectory` when one is given, else in this process's.
     public static func run(
         _ arguments: [String],
         environment: [String: String] = [:],
         stdin: Data? = nil,
-        executable: URL? = nil
+        executable: URL? = nil,
+        currentDirectory: String? = nil
     ) throws -> Result {
         try TestPass.requireOrdinaryUserInUserPass()
         let process = Process()
         process.executableURL = executable ?? executableURL
         process.arguments = arguments
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
         var childEnvironment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
         childEnvironment["HOME"] = ProcessInfo.processInfo.environment["HOME"] ?? "/tmp"
         childEnvironment.merge(environment) { _, new in new }
