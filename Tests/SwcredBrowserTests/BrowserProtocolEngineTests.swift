@@ -512,19 +512,25 @@ struct BrowserProtocolEngineRefusalTests {
         }
     }
 
-    @Test("past eight clients on one connection the oldest session is dropped")
+    @Test("eight clients on one connection keep their sessions; a ninth drops the oldest only")
     func clientLimit() async throws {
         let engine = BrowserProtocolEngine(vault: MemoryVault())
         var clients: [ExtensionClient] = []
-        for _ in 0...BrowserProtocolEngine.maximumClients {
+        func exchangeKeys() async throws {
             let client = ExtensionClient()
             try await client.exchangeKeys(with: engine)
             clients.append(client)
         }
+        // The number is the documented one, not the constant: a changed limit must fail here.
+        for _ in 0..<8 { try await exchangeKeys() }
+        for client in clients { #expect(await client.send("get-databasehash", to: engine).outcome.refusal == nil) }
+        try await exchangeKeys()
         #expect(
             await clients[0].send("get-databasehash", to: engine).outcome.refusal
                 == .noKeyExchange(action: "get-databasehash"))
-        #expect(await clients[1].send("get-databasehash", to: engine).outcome.refusal == nil)
+        for client in clients.dropFirst() {
+            #expect(await client.send("get-databasehash", to: engine).outcome.refusal == nil)
+        }
     }
 
     @Test("refusal descriptions name the problem and never the secret that was sent")
