@@ -334,7 +334,9 @@ enum AuditChain {
     /// that does not (or whose sealed part does not open) gets a random tag, so the chain breaks
     /// at the same entries as before; an anchor or head that fails, or a head that is not the last
     /// entry, fails after the rotation too. A key rotation neither blesses a tampered log nor is
-    /// blocked by one (it is how the owner recovers from a leaked passphrase). The instance
+    /// blocked by one (it is how the owner recovers from a leaked passphrase), with one exception:
+    /// the head is part of the sealed state, so a head replaced behind swcred's back refuses the
+    /// rotation before this runs (``StateSeal``), and only an anchor can fail here. The instance
     /// chains go the same way (``AuditInstanceChains/reencryptAll(_:from:to:path:)``).
     static func reencryptAll(_ db: any StoreWriter, from oldKeys: VaultKeys, to newKeys: VaultKeys, path: String) throws
     {
