@@ -33,9 +33,10 @@ struct DERReader {
         var start = offset + 2
         if length >= 0x80 {
             let count = length & 0x7F
-            guard (1...4).contains(count), start + count <= bytes.count else {
+            guard (1...4).contains(count) else {
                 throw .malformed("an element's length is not a definite length of one to four bytes")
             }
+            guard start + count <= bytes.count else { throw .malformed("it ends inside an element's length") }
             length = 0
             for byte in bytes[start..<(start + count)] { length = length << 8 | Int(byte) }
             guard length >= 0x80, bytes[start] != 0 else {

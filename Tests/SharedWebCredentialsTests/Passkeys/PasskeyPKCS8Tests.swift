@@ -160,6 +160,7 @@ struct PasskeyPKCS8Tests {
                 "an element's length is not a definite length of one to four bytes"
             ),
             ("a tag and no length", [0x30], "it ends inside an element's header"),
+            ("two length bytes announced, one there", [0x30, 0x82, 0x01], "it ends inside an element's length"),
             ("not a sequence", [0x04, 0x01, 0x00], "the key is not where it should be"),
             (
                 "ECPrivateKey version 2",
