@@ -38,7 +38,11 @@ struct ServiceBindFailureTests {
             let socketPath = gated.directory.path("run/swcred.sock")
             for attempt in 1...40 {
                 let log = try Self.refusal(
-                    gated, socketPath: socketPath, arguments: [], environment: ["LD_PRELOAD": shim],
+                    gated, socketPath: socketPath, arguments: [],
+                    environment: [
+                        "LD_PRELOAD": shim, "SWCRED_TEST_FAIL_BIND": "swcred.sock",
+                        "SWCRED_TEST_BIND_ERRNO": "\(EACCES)",
+                    ],
                     limit: 20, attempt: attempt)
                 #expect(
                     log.contains(
@@ -49,10 +53,33 @@ struct ServiceBindFailureTests {
         }
     }
 
-    /// Starts `swcred serve`, which must exit 2 within `limit` seconds; returns what it printed.
+    @Test(
+        "a browser socket another server binds first exits 11, KeePassXC named; one that cannot be bound exits 2",
+        arguments: [(EADDRINUSE, Int32(11)), (EACCES, Int32(2))] as [(Int32, Int32)])
+    func browserSocketBindFails(code: Int32, exit: Int32) async throws {
+        try await GatedFixture.with { gated in
+            let shim = try Self.failingBindShim(in: gated.directory)
+            let browserSocket = gated.directory.path("browser/kpxc.sock")
+            let log = try Self.refusal(
+                gated, socketPath: gated.directory.path("run/swcred.sock"), arguments: ["--browser"],
+                environment: [
+                    "LD_PRELOAD": shim, "SWCRED_TEST_FAIL_BIND": "kpxc.sock", "SWCRED_TEST_BIND_ERRNO": "\(code)",
+                    "SWCRED_BROWSER_SOCKET": browserSocket,
+                ], status: exit)
+            let message =
+                code == EADDRINUSE
+                ? "swcred serve: --browser: something already listens on \(browserSocket) (KeePassXC?); quit it, or serve without --browser\n"
+                : "swcred serve: --browser: "
+            #expect(log.components(separatedBy: message).count == 2, "once: \(log)")
+            #expect(code == EADDRINUSE || log.contains("Permission denied"), "\(log)")
+        }
+    }
+
+    /// Starts `swcred serve`, which must exit with `status` (2) within `limit` seconds; returns
+    /// what it printed.
     private static func refusal(
         _ gated: GatedFixture, socketPath: String, arguments: [String], environment: [String: String] = [:],
-        limit: TimeInterval = 60, attempt: Int = 1
+        status: Int32 = 2, limit: TimeInterval = 60, attempt: Int = 1
     ) throws -> String {
         let logPath = gated.directory.path("refused-\(attempt).log")
         let service = try ServiceProcess.launch(
@@ -66,7 +93,7 @@ struct ServiceBindFailureTests {
             Issue.record("start \(attempt): swcred serve was still running after \(Int(limit)) s instead of exiting")
         }
         let log = try String(contentsOfFile: logPath, encoding: .utf8)
-        #expect(service.terminationStatus == 2, "start \(attempt): \(log)")
+        #expect(service.terminationStatus == status, "start \(attempt): \(log)")
         return log
     }
 
@@ -90,8 +117,9 @@ struct ServiceBindFailureTests {
         return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
-    /// Builds a library that makes every `bind` of a Unix socket fail with EACCES (what a
-    /// directory the service may not write gives), for `LD_PRELOAD`; returns its path.
+    /// Builds a library for `LD_PRELOAD` that makes the `bind` of a Unix socket whose path holds
+    /// `SWCRED_TEST_FAIL_BIND` fail with the errno `SWCRED_TEST_BIND_ERRNO` (what a directory the
+    /// service may not write gives, or another server binding the path first); returns its path.
     private static func failingBindShim(in directory: TemporaryDirectory) throws -> String {
         let source = directory.path("failing-bind.c")
         let library = directory.path("failing-bind.so")
@@ -99,10 +127,18 @@ struct ServiceBindFailureTests {
         #define _GNU_SOURCE
         #include <dlfcn.h>
         #include <errno.h>
+        #include <stdlib.h>
+        #include <string.h>
         #include <sys/socket.h>
+        #include <sys/un.h>
         int bind(int descriptor, const struct sockaddr *address, socklen_t length) {
             int (*next)(int, const struct sockaddr *, socklen_t) = dlsym(RTLD_NEXT, "bind");
-            if (address->sa_family == AF_UNIX) { errno = EACCES; return -1; }
+            const char *part = getenv("SWCRED_TEST_FAIL_BIND"), *code = getenv("SWCRED_TEST_BIND_ERRNO");
+            if (address->sa_family == AF_UNIX && part && code
+                && strstr(((const struct sockaddr_un *)address)->sun_path, part)) {
+                errno = atoi(code);
+                return -1;
+            }
             return next(descriptor, address, length);
         }
         """.write(toFile: source, atomically: true, encoding: .utf8)
