@@ -249,7 +249,8 @@ let package = Package(
         .testTarget(
             name: "SwcredBrowserTests",
             dependencies: [
-                "SwcredBrowser", "CSodium", .product(name: "PropertyBased", package: "swift-property-based"),
+                "SwcredBrowser", "CSodium", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SwcredBrowser
@@ -105,6 +106,25 @@ struct BrowserRelayTests {
             arguments: ["browser", "host", "chrome-extension://oboonakemofpalcgghocfoadofidjkkk/"],
             environment: [
                 "XDG_RUNTIME_DIR": fixture.runtime.path, "PATH": "/usr/bin:/bin", "HOME": fixture.runtime.path,
+            ])
+        try await converse(fixture, through: host)
+        try await largeReply(fixture, count: 2000, through: host)
+        let (status, stderr) = try await host.finish()
+        #expect(status == 0, "\(stderr)")
+        #expect(stderr.isEmpty)
+    }
+
+    @Test("swcred browser host relays the same conversation when each read, write, send and recv is interrupted once")
+    func swcredHostRetriesInterruptedCalls() async throws {
+        let fixture = try ListenerFixture()
+        let interrupting = try PreloadLibrary.build(
+            "interrupting", source: PreloadLibrary.interruptingSource, in: fixture.runtime.path)
+        let host = try NativeHostTransport(
+            executable: try BuiltSwcred.require(),
+            arguments: ["browser", "host", "chrome-extension://oboonakemofpalcgghocfoadofidjkkk/"],
+            environment: [
+                "XDG_RUNTIME_DIR": fixture.runtime.path, "PATH": "/usr/bin:/bin", "HOME": fixture.runtime.path,
+                "LD_PRELOAD": interrupting,
             ])
         try await converse(fixture, through: host)
         try await largeReply(fixture, count: 2000, through: host)

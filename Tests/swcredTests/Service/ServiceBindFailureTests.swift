@@ -121,39 +121,26 @@ struct ServiceBindFailureTests {
     /// `SWCRED_TEST_FAIL_BIND` fail with the errno `SWCRED_TEST_BIND_ERRNO` (what a directory the
     /// service may not write gives, or another server binding the path first); returns its path.
     private static func failingBindShim(in directory: TemporaryDirectory) throws -> String {
-        let source = directory.path("failing-bind.c")
-        let library = directory.path("failing-bind.so")
-        try """
-        #define _GNU_SOURCE
-        #include <dlfcn.h>
-        #include <errno.h>
-        #include <stdlib.h>
-        #include <string.h>
-        #include <sys/socket.h>
-        #include <sys/un.h>
-        int bind(int descriptor, const struct sockaddr *address, socklen_t length) {
-            int (*next)(int, const struct sockaddr *, socklen_t) = dlsym(RTLD_NEXT, "bind");
-            const char *part = getenv("SWCRED_TEST_FAIL_BIND"), *code = getenv("SWCRED_TEST_BIND_ERRNO");
-            if (address->sa_family == AF_UNIX && part && code
-                && strstr(((const struct sockaddr_un *)address)->sun_path, part)) {
-                errno = atoi(code);
-                return -1;
-            }
-            return next(descriptor, address, length);
-        }
-        """.write(toFile: source, atomically: true, encoding: .utf8)
-        guard
-            let compiler = ["/usr/bin/cc", "/opt/swift/usr/bin/clang"].first(
-                where: FileManager.default.isExecutableFile)
-        else { throw FixtureError(message: "no C compiler (cc, or the toolchain's clang) to build the bind shim") }
-        let build = Process()
-        build.executableURL = URL(fileURLWithPath: compiler)
-        build.arguments = ["-shared", "-fPIC", "-o", library, source, "-ldl"]
-        try build.run()
-        build.waitUntilExit()
-        guard build.terminationStatus == 0 else {
-            throw FixtureError(message: "\(compiler) did not build the bind shim")
-        }
-        return library
+        try PreloadLibrary.build(
+            "failing-bind",
+            source: """
+                #define _GNU_SOURCE
+                #include <dlfcn.h>
+                #include <errno.h>
+                #include <stdlib.h>
+                #include <string.h>
+                #include <sys/socket.h>
+                #include <sys/un.h>
+                int bind(int descriptor, const struct sockaddr *address, socklen_t length) {
+                    int (*next)(int, const struct sockaddr *, socklen_t) = dlsym(RTLD_NEXT, "bind");
+                    const char *part = getenv("SWCRED_TEST_FAIL_BIND"), *code = getenv("SWCRED_TEST_BIND_ERRNO");
+                    if (address->sa_family == AF_UNIX && part && code
+                        && strstr(((const struct sockaddr_un *)address)->sun_path, part)) {
+                        errno = atoi(code);
+                        return -1;
+                    }
+                    return next(descriptor, address, length);
+                }
+                """, in: directory.url.path)
     }
 }
