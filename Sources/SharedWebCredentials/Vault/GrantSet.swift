@@ -150,12 +150,12 @@ enum GrantSet {
     /// How the rows differ from the set.
     struct Difference: Equatable {
         /// Authentic rows the set does not hold: put back from an older copy.
-        var putBack = 0
+        var putBack: Int
         /// Members that are not in the tables, or are no longer authentic.
-        var removed = 0
+        var removed: Int
         /// Whether the members are those the sealed sum sums (false: a member row was put back,
         /// inserted or deleted behind swcred's back, and the set as a whole grants nothing).
-        var membersMatchSum = true
+        var membersMatchSum: Bool
     }
 
     /// How the rows differ from the set; nil when the stored sum is missing or its MAC fails.
