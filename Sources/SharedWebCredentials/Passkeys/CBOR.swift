@@ -5,7 +5,7 @@
 /// agrees with for every map written here: each head in its shortest form, and map entries sorted
 /// by the bytes of their encoded keys (`1, 3, -1, -2, -3` for a COSE key; `fmt`, `attStmt`,
 /// `authData` for an attestation object). Duplicate keys are a programming error.
-package indirect enum CBOR: Sendable, Equatable {
+package indirect enum CBOR: Sendable {
     /// An integer, major type 0 (non-negative) or 1 (negative).
     case integer(Int64)
     /// A byte string, major type 2.
@@ -79,6 +79,4 @@ package indirect enum CBOR: Sendable, Equatable {
     private static func bigEndian(_ value: UInt64, bytes: Int) -> [UInt8] {
         (0..<bytes).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
     }
-
-    package static func == (lhs: CBOR, rhs: CBOR) -> Bool { lhs.encoded == rhs.encoded }
 }
