@@ -387,6 +387,19 @@ struct BrowserProtocolEngineRefusalTests {
         }
     }
 
+    @Test("a failure of the store under the vault releases nothing and answers the request, by its id, as not done")
+    func storeFailure() async throws {
+        let (engine, vault, client) = try await associated()
+        await vault.add(.init(uuid: "u1", host: "example.com", login: "alice", password: "store-failure-pw"))
+        await vault.failStore()
+        let exchange = await client.send(
+            "get-logins", ["url": "https://example.com/"], to: engine, requestID: "request-9")
+        #expect(exchange.outcome.refusal == .vault(.denied))
+        #expect(exchange.reply?["action"] as? String == "get-logins")
+        #expect(exchange.reply?["requestID"] as? String == "request-9")
+        #expect(!String(decoding: exchange.outcome.reply ?? [], as: UTF8.self).contains("store-failure-pw"))
+    }
+
     @Test("get-logins: no URL, a URL of the wrong type, a bad httpAuth, no match")
     func getLoginsRefusals() async throws {
         let (engine, _, client) = try await associated()

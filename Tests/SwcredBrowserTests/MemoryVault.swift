@@ -25,6 +25,12 @@ actor MemoryVault: BrowserVaultBridge {
 
     func setOwnerAnswer(_ answer: String?) { ownerAnswer = answer }
 
+    /// A failure of the store under the vault (a database that fails): while set, every lookup of
+    /// logins throws it, as no ``BrowserVaultError`` says.
+    struct StoreFailure: Error {}
+    private var failsStore = false
+    func failStore() { failsStore = true }
+
     /// While set, an association request waits for ``releaseApproval()``, as one waits for the
     /// owner.
     var holdsApprovals = false
@@ -72,6 +78,7 @@ actor MemoryVault: BrowserVaultBridge {
     ) async throws -> [BrowserLogin] {
         calls.append("logins")
         try check(association)
+        if failsStore { throw StoreFailure() }
         let host = URLComponents(string: url)?.host
         return entries.filter { $0.host == host }.map {
             BrowserLogin(
