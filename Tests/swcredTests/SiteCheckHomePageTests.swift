@@ -16,7 +16,7 @@ struct SiteCheckHomePageTests {
             identity: try ca.issue(for: ["example.com"]),
             routes: [LoopbackPaths.wellKnown: .json(UniversalLinkCommandTests.site), "/": .neverAnswer])
         let arguments = [
-            "site", "check", "example.com", "--json", "--timeout", "1", "--ca-file", caFile, "--connect-to",
+            "site", "check", "example.com", "--json", "--timeout", "2", "--ca-file", caFile, "--connect-to",
             server.connectTo("example.com"),
         ]
         let result: SwcredProcess.Result
