@@ -5,12 +5,54 @@ import Testing
 
 /// A client named a service socket that a service left behind when it died: the file is there,
 /// its directory passes every check, and nothing listens. The client says no service answers, at
-/// the path as the user gave it, and exits 7.
-@Suite("swcred --server: a socket nobody listens on")
+/// the path as the user gave it, and exits 7. And a client out of file descriptors says so,
+/// rather than trying a socket it could not make.
+@Suite("swcred --server: a socket nobody listens on, or none to be made")
 struct ServiceStaleSocketTests {
     @Test("a stale socket, named by a relative path: exit 7, no service at that path, connection refused")
     func staleSocket() throws {
         let directory = try TemporaryDirectory()
+        try Self.makeStaleSocket(in: directory)
+        let result = try SwcredProcess.run(
+            ["request", "--domain", "shop.example", "--server", "run/swcred.sock"],
+            environment: ["SWCRED_TOKEN": Self.token], currentDirectory: directory.path(""))
+        #expect(result.status == 7, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("no swcred service answers at run/swcred.sock (Connection refused)"),
+            "\(result.stderr)")
+    }
+
+    @Test("a client that cannot make a socket (EMFILE, injected) says so and exits 1, trying nothing")
+    func noSocketToMake() throws {
+        let directory = try TemporaryDirectory()
+        try Self.makeStaleSocket(in: directory)
+        let failing = try PreloadLibrary.build(
+            "failing-socket",
+            source: """
+                #define _GNU_SOURCE
+                #include <dlfcn.h>
+                #include <errno.h>
+                #include <sys/socket.h>
+                int socket(int domain, int type, int protocol) {
+                    int (*next)(int, int, int) = dlsym(RTLD_NEXT, "socket");
+                    if (domain == AF_UNIX) { errno = EMFILE; return -1; }
+                    return next(domain, type, protocol);
+                }
+                """, in: directory.url.path)
+        let result = try SwcredProcess.run(
+            ["request", "--domain", "shop.example", "--server", directory.path("run/swcred.sock")],
+            environment: ["SWCRED_TOKEN": Self.token, "LD_PRELOAD": failing])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("cannot make a socket to check the service: Too many open files"),
+            "\(result.stderr)")
+    }
+
+    private static let token = "swcred_app_" + String(repeating: "A", count: 43)
+
+    /// A socket file at `run/swcred.sock` in `directory` (0700), bound by a process that then
+    /// exited: nothing listens on it.
+    private static func makeStaleSocket(in directory: TemporaryDirectory) throws {
         let run = directory.path("run")
         try FileManager.default.createDirectory(
             atPath: run, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
@@ -22,14 +64,5 @@ struct ServiceStaleSocketTests {
         try bind.run()
         bind.waitUntilExit()
         #expect(bind.terminationStatus == 0)
-
-        let result = try SwcredProcess.run(
-            ["request", "--domain", "shop.example", "--server", "run/swcred.sock"],
-            environment: ["SWCRED_TOKEN": "swcred_app_" + String(repeating: "A", count: 43)],
-            currentDirectory: directory.path(""))
-        #expect(result.status == 7, "\(result.stderr)")
-        #expect(
-            result.stderr.contains("no swcred service answers at run/swcred.sock (Connection refused)"),
-            "\(result.stderr)")
     }
 }
