@@ -24,7 +24,9 @@ struct ServiceSocketDirectoryTests {
             var info = stat()
             #expect(stat(directory, &info) == 0)
             #expect(info.st_mode & 0o7777 == 0o700, "mode \(String(info.st_mode & 0o7777, radix: 8))")
-            #expect(try fixture.running.stop() == 0)
+            let service = try fixture.running
+            let status = service.stop()
+            #expect(status == 0, "exit \(status): \(service.log)")
         }
     }
 }
