@@ -97,6 +97,8 @@ struct TOTPTests {
         }
         #expect(throws: OTPAuthError.emptySecret) { try TOTP(secret: []) }
         #expect(throws: OTPAuthError.invalidDigits("10")) { try TOTP(secret: [1], digits: 10) }
+        #expect(throws: OTPAuthError.invalidPeriod("0")) { try TOTP(secret: [1], period: 0) }
+        #expect(throws: OTPAuthError.invalidPeriod("86401")) { try TOTP(secret: [1], digits: 8, period: 86401) }
     }
 
     @Test("refusals name the problem without the secret")
