@@ -64,6 +64,27 @@ public final class ServiceProcess: @unchecked Sendable {
         return process
     }
 
+    /// Starts `swcred serve` that is expected to refuse to start, and waits for its exit; returns
+    /// its status and what it printed. Throws when it still runs after `limit` seconds (it is
+    /// then killed): a service that neither serves nor exits is a failure, not a hang.
+    public static func refusal(
+        socketPath: String, arguments: [String], environment: [String: String], logPath: String,
+        limit: TimeInterval = 60
+    ) throws -> (status: Int32, log: String) {
+        let process = try launch(
+            socketPath: socketPath, arguments: arguments, environment: environment, logPath: logPath)
+        let deadline = Date().addingTimeInterval(limit)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw UnixHTTP.Failure(
+                description: "swcred serve on \(socketPath) was still running after \(Int(limit)) s instead of refusing"
+            )
+        }
+        return (process.terminationStatus, try String(contentsOfFile: logPath, encoding: .utf8))
+    }
+
     /// Everything the service logged so far.
     public var log: String {
         (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""

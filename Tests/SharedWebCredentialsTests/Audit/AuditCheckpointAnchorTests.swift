@@ -10,24 +10,15 @@ import Testing
 /// chain set back.
 @Suite("Audit log: a checkpoint's mark on a chain's anchor")
 struct AuditCheckpointAnchorTests {
-    private static let release = AuditEvent(
-        actor: AuditActor(name: "ABCDE12345.com.example.app"), operation: .request, domain: "shop.example",
-        released: [AuditCredential(domain: "shop.example", account: "alice")])
+    private static let release = InstanceChainVaults.release
 
     @Test(
         "a mark the prune made the anchor holds through a rekey, and the chain goes on",
         arguments: StorageEngine.allCases)
     func markOnAnchorThroughRekey(engine: StorageEngine) async throws {
         let directory = try TemporaryDirectory()
-        let store = try engine.freshStore(in: directory)
-        let owner = try Vault.create(
-            in: store, protection: .passphrase(SecureBytes(utf8: VaultTestSupport.passphrase), VaultTestSupport.fastKDF)
-        )
-        var configuration = VaultConfiguration()
-        configuration.appendsToInstanceChain = true
-        let instance = try Vault.open(
-            store: store, secret: .passphrase(SecureBytes(utf8: VaultTestSupport.passphrase)),
-            configuration: configuration)
+        let vaults = try InstanceChainVaults(engine, in: directory)
+        let (owner, instance) = (vaults.owner, vaults.instance)
         for _ in 0..<3 { try await instance.audit.append(Self.release) }
         // The prune drops every entry: #3, the head, becomes the anchor, and the prune (a change)
         // seals the head in the checkpoint: the mark is on the anchor.

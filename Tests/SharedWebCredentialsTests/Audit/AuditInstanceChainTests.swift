@@ -11,27 +11,17 @@ import Testing
 struct AuditInstanceChainTests {
     private typealias Writer = GrantRollbackTests.Writer
 
-    private static let release = AuditEvent(
-        actor: AuditActor(name: "ABCDE12345.com.example.app"), operation: .request, domain: "shop.example",
-        released: [AuditCredential(domain: "shop.example", account: "alice")])
+    private static let release = InstanceChainVaults.release
 
-    /// A vault on `engine`, and a second handle on it that appends to a chain of its own (as the
-    /// service does).
+    /// A vault on `engine`, a second handle on it that appends to a chain of its own (as the
+    /// service does), and a writer behind swcred's back.
     private func makeVaults(
         _ engine: StorageEngine, in directory: TemporaryDirectory
     ) throws -> (
         owner: Vault, instance: Vault, writer: Writer
     ) {
-        let store = try engine.freshStore(in: directory)
-        let owner = try Vault.create(
-            in: store, protection: .passphrase(SecureBytes(utf8: VaultTestSupport.passphrase), VaultTestSupport.fastKDF)
-        )
-        var configuration = VaultConfiguration()
-        configuration.appendsToInstanceChain = true
-        let instance = try Vault.open(
-            store: store, secret: .passphrase(SecureBytes(utf8: VaultTestSupport.passphrase)),
-            configuration: configuration)
-        return (owner, instance, Writer(store: store))
+        let vaults = try InstanceChainVaults(engine, in: directory)
+        return (vaults.owner, vaults.instance, Writer(store: vaults.store))
     }
 
     /// `vault_meta`'s sealed columns and the vault chain's entries, as the writer sees them.

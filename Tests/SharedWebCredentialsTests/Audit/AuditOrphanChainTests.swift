@@ -9,27 +9,18 @@ import Testing
 /// chain and its first entry instead of skipping them.
 @Suite("Audit log: an instance chain's row deleted")
 struct AuditOrphanChainTests {
-    private static let release = AuditEvent(
-        actor: AuditActor(name: "ABCDE12345.com.example.app"), operation: .request, domain: "shop.example",
-        released: [AuditCredential(domain: "shop.example", account: "alice")])
+    private static let release = InstanceChainVaults.release
 
     @Test("entries left without their chain's row are found, from the first", arguments: StorageEngine.allCases)
     func entriesWithoutHead(engine: StorageEngine) async throws {
         let directory = try TemporaryDirectory()
-        let store = try engine.freshStore(in: directory)
-        let owner = try Vault.create(
-            in: store, protection: .passphrase(SecureBytes(utf8: VaultTestSupport.passphrase), VaultTestSupport.fastKDF)
-        )
-        var configuration = VaultConfiguration()
-        configuration.appendsToInstanceChain = true
-        let instance = try Vault.open(
-            store: store, secret: .passphrase(SecureBytes(utf8: VaultTestSupport.passphrase)),
-            configuration: configuration)
+        let vaults = try InstanceChainVaults(engine, in: directory)
+        let (owner, instance) = (vaults.owner, vaults.instance)
         for _ in 0..<2 { try await instance.audit.append(Self.release) }
         let chain = try #require(try owner.audit.entries(operation: .request).first?.chain)
         #expect(try owner.audit.verify().isIntact)
 
-        try GrantRollbackTests.Writer(store: store).execute("DELETE FROM audit_chains")
+        try GrantRollbackTests.Writer(store: vaults.store).execute("DELETE FROM audit_chains")
         let found = try owner.audit.verify()
         #expect(found.problem?.hasSuffix("has entries but no sealed head: its row was deleted") == true, "\(found)")
         #expect(found.firstBadEntry == 1, "\(found)")

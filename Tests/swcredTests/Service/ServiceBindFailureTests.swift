@@ -17,7 +17,7 @@ struct ServiceBindFailureTests {
     @Test("a --listen port another process listens on: exit 2 naming the address, once")
     func listenPortInUse() async throws {
         try await GatedFixture.with { gated in
-            let (holder, port) = try Self.listeningLoopbackSocket()
+            let (holder, port) = try ServiceTLSTests.loopbackSocket(listening: true)
             defer { close(holder) }
             let ca = try TestCertificateAuthority()
             let files = try ca.issue(for: ["localhost"]).writePEM(into: gated.directory, name: "service")
@@ -81,40 +81,12 @@ struct ServiceBindFailureTests {
         _ gated: GatedFixture, socketPath: String, arguments: [String], environment: [String: String] = [:],
         status: Int32 = 2, limit: TimeInterval = 60, attempt: Int = 1
     ) throws -> String {
-        let logPath = gated.directory.path("refused-\(attempt).log")
-        let service = try ServiceProcess.launch(
+        let refused = try ServiceProcess.refusal(
             socketPath: socketPath, arguments: gated.networkArguments + arguments,
-            environment: gated.environment.merging(environment) { _, new in new }, logPath: logPath)
-        let deadline = Date().addingTimeInterval(limit)
-        while service.isRunning && Date() < deadline { usleep(20_000) }
-        if service.isRunning {
-            kill(service.processIdentifier, SIGKILL)
-            service.waitUntilExit()
-            Issue.record("start \(attempt): swcred serve was still running after \(Int(limit)) s instead of exiting")
-        }
-        let log = try String(contentsOfFile: logPath, encoding: .utf8)
-        #expect(service.terminationStatus == status, "start \(attempt): \(log)")
-        return log
-    }
-
-    /// A TCP socket listening on a free loopback port, and the port.
-    private static func listeningLoopbackSocket() throws -> (Int32, Int) {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, length) == 0 && listen(descriptor, 1) == 0
-                    && getsockname(descriptor, socketAddress, &length) == 0
-            }
-        }
-        guard bound else {
-            close(descriptor)
-            throw FixtureError(message: "cannot listen on a loopback port: \(String(cString: strerror(errno)))")
-        }
-        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+            environment: gated.environment.merging(environment) { _, new in new },
+            logPath: gated.directory.path("refused-\(attempt).log"), limit: limit)
+        #expect(refused.status == status, "start \(attempt): \(refused.log)")
+        return refused.log
     }
 
     /// Builds a library for `LD_PRELOAD` that makes the `bind` of a Unix socket whose path holds

@@ -81,21 +81,11 @@ struct ServiceLifecycleTests {
 
     /// Starts the service on `socketPath` and expects exit 2 (bad options) with `message`.
     static func expectUnusable(_ socketPath: String, _ message: String, _ gated: GatedFixture) throws {
-        let logPath = gated.directory.path("refused.log")
-        let service = try ServiceProcess.launch(
+        let refused = try ServiceProcess.refusal(
             socketPath: socketPath, arguments: gated.networkArguments, environment: gated.environment,
-            logPath: logPath)
-        // A refusal is immediate; a service still running after a minute is a failure, not a hang.
-        let deadline = Date().addingTimeInterval(60)
-        while service.isRunning && Date() < deadline { usleep(20_000) }
-        if service.isRunning {
-            kill(service.processIdentifier, SIGKILL)
-            service.waitUntilExit()
-            Issue.record("swcred serve on \(socketPath) was still running after 60 s instead of refusing")
-        }
-        let log = try String(contentsOfFile: logPath, encoding: .utf8)
-        #expect(service.terminationStatus == 2, "\(socketPath): \(log)")
-        #expect(log.contains("swcred serve: \(message)\n"), "\(log)")
+            logPath: gated.directory.path("refused.log"))
+        #expect(refused.status == 2, "\(socketPath): \(refused.log)")
+        #expect(refused.log.contains("swcred serve: \(message)\n"), "\(refused.log)")
     }
 
     @Test("SIGTERM under load: every acknowledged write is in the vault, exit 0, socket removed")

@@ -11,19 +11,30 @@ import Testing
 struct ServiceTLSTests {
     /// A TCP port that was free a moment ago on 127.0.0.1.
     static func freePort() throws -> Int {
+        let (descriptor, port) = try loopbackSocket(listening: false)
+        close(descriptor)
+        return port
+    }
+
+    /// A TCP socket bound to a free port of 127.0.0.1, listening if `listening`, and its port;
+    /// the caller closes it.
+    static func loopbackSocket(listening: Bool) throws -> (descriptor: Int32, port: Int) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
+                bind(descriptor, socketAddress, length) == 0 && (!listening || listen(descriptor, 1) == 0)
+                    && getsockname(descriptor, socketAddress, &length) == 0
             }
         }
-        guard bound else { throw FixtureError(message: "no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound else {
+            close(descriptor)
+            throw FixtureError(message: "no free loopback port: \(String(cString: strerror(errno)))")
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     @Test("the CLI goes through the TLS listener; plaintext HTTP on it fails; --listen without TLS is refused")
