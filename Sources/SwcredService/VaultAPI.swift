@@ -559,8 +559,9 @@ struct VaultAPI: APIProtocol {
         }
     }
 
-    /// ``librarySync(_:)`` on the blocking pool (``BlockingWork``), for calls that read or write
-    /// the vault.
+    /// `body`, a library call that reads or writes the vault, on the blocking pool
+    /// (``BlockingWork``), its error as the API's; a `vaultLocked` from it (the key changed by
+    /// another process) locks the service.
     private func libraryBlocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         do {
             return try await BlockingWork.run(body)
@@ -570,11 +571,11 @@ struct VaultAPI: APIProtocol {
         }
     }
 
+    /// `body`, a library call that touches no vault (a parser), its error as the API's.
     private func librarySync<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as SharedWebCredentialsError {
-            if error.code == .vaultLocked { holder.lock() }
             throw APIError(error)
         }
     }
