@@ -23,6 +23,19 @@ enum StorageCondition {
         return info.f_flag & UInt(ST_RDONLY) != 0
     }
 
+    /// EMFILE or ENFILE when the file at `path` cannot be opened because this process, or the
+    /// whole system, has no file descriptor left (what SQLite reports only as "cannot open");
+    /// nil when it opens, or fails for another reason.
+    static func descriptorShortage(path: String) -> Int32? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor >= 0 {
+            close(descriptor)
+            return nil
+        }
+        let failure = errno
+        return failure == EMFILE || failure == ENFILE ? failure : nil
+    }
+
     private static func fileSystemInfo(path: String) -> statvfs? {
         let directory = (path as NSString).deletingLastPathComponent
         for candidate in [path, directory.isEmpty ? "." : directory] {

@@ -369,6 +369,13 @@ package final class SQLiteStorage: VaultStorage {
 
     /// The library error for an SQLite error.
     static func translate(_ error: DatabaseError, path: String) -> SharedWebCredentialsError {
+        if error.resultCode == .SQLITE_CANTOPEN, let shortage = StorageCondition.descriptorShortage(path: path) {
+            let whose = shortage == ENFILE ? "the system" : "this process"
+            return SharedWebCredentialsError(
+                .storageFailure,
+                "The vault \(path) could not be opened: \(whose) has no file descriptor left (too many open files): raise the limit (`ulimit -n`) or close what holds them, then try again. Nothing was changed."
+            )
+        }
         switch error.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             return SharedWebCredentialsError(
