@@ -3,7 +3,7 @@ import Testing
 
 @testable import TestSupport
 
-/// A vault that cannot be opened because the process has no file descriptor left (a low
+/// A vault that cannot be opened because the process has too few file descriptors left (a low
 /// `ulimit -n`, or a leak in what runs swcred): SQLite says only "cannot open", which read as a
 /// permission problem. swcred names the shortage and what to do, exits 13, and changes nothing.
 @Suite("swcred: no file descriptor left to open the vault")
@@ -50,7 +50,7 @@ struct DescriptorShortageTests {
         #expect(refused.status == 13, "\(refused.stderr)")
         #expect(
             refused.stderr.contains(
-                "The vault \(vault) could not be opened: this process has no file descriptor left (too many open files): raise the limit (`ulimit -n`)"
+                "The vault \(vault) could not be opened: this process has too few file descriptors left (too many open files): raise the limit (`ulimit -n`)"
             ), "\(refused.stderr)")
         #expect(!refused.stderr.contains("permission"), "\(refused.stderr)")
         #expect(try SwcredProcess.run(["item", "list", "--vault", vault], environment: environment).status == 0)

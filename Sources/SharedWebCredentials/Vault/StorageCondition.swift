@@ -23,17 +23,26 @@ enum StorageCondition {
         return info.f_flag & UInt(ST_RDONLY) != 0
     }
 
-    /// EMFILE or ENFILE when the file at `path` cannot be opened because this process, or the
-    /// whole system, has no file descriptor left (what SQLite reports only as "cannot open");
-    /// nil when it opens, or fails for another reason.
+    /// EMFILE or ENFILE when the file at `path` cannot be opened by SQLite because this process,
+    /// or the whole system, has too few file descriptors left (what SQLite reports only as
+    /// "cannot open"): SQLite holds three, the file, its write-ahead log and its shared memory.
+    /// Nil when three can be had, or the file fails to open for another reason.
     static func descriptorShortage(path: String) -> Int32? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        if descriptor >= 0 {
-            close(descriptor)
-            return nil
+        var held: [Int32] = []
+        defer { for descriptor in held { close(descriptor) } }
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { return shortage(errno) }
+        held.append(file)
+        for _ in 1..<3 {
+            let copy = fcntl(file, F_DUPFD_CLOEXEC, 0)
+            guard copy >= 0 else { return shortage(errno) }
+            held.append(copy)
         }
-        let failure = errno
-        return failure == EMFILE || failure == ENFILE ? failure : nil
+        return nil
+    }
+
+    private static func shortage(_ failure: Int32) -> Int32? {
+        failure == EMFILE || failure == ENFILE ? failure : nil
     }
 
     private static func fileSystemInfo(path: String) -> statvfs? {

@@ -373,7 +373,7 @@ package final class SQLiteStorage: VaultStorage {
             let whose = shortage == ENFILE ? "the system" : "this process"
             return SharedWebCredentialsError(
                 .storageFailure,
-                "The vault \(path) could not be opened: \(whose) has no file descriptor left (too many open files): raise the limit (`ulimit -n`) or close what holds them, then try again. Nothing was changed."
+                "The vault \(path) could not be opened: \(whose) has too few file descriptors left (too many open files): raise the limit (`ulimit -n`) or close what holds them, then try again. Nothing was changed."
             )
         }
         switch error.resultCode {
