@@ -48,6 +48,43 @@ struct ServiceStaleSocketTests {
             "\(result.stderr)")
     }
 
+    @Test("a socket directory that vanishes while the client checks it: exit 7, no service there, the directory named")
+    func directoryVanishes() throws {
+        let directory = try TemporaryDirectory()
+        let run = directory.path("vanishing")
+        try FileManager.default.createDirectory(
+            atPath: run, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        // The client's first look at the directory finds it; the next one does not, as if it
+        // were removed in between.
+        let vanishing = try PreloadLibrary.build(
+            "vanishing",
+            source: """
+                #define _GNU_SOURCE
+                #include <dlfcn.h>
+                #include <errno.h>
+                #include <string.h>
+                #include <sys/stat.h>
+                static int looks;
+                int lstat(const char *path, struct stat *info) {
+                    int (*next)(const char *, struct stat *) = dlsym(RTLD_NEXT, "lstat");
+                    size_t length = strlen(path);
+                    if (length >= 10 && strcmp(path + length - 10, "/vanishing") == 0 && looks++ > 0) {
+                        errno = ENOENT;
+                        return -1;
+                    }
+                    return next(path, info);
+                }
+                """, in: directory.url.path)
+        let result = try SwcredProcess.run(
+            ["request", "--domain", "shop.example", "--server", run + "/swcred.sock"],
+            environment: ["SWCRED_TOKEN": Self.token, "LD_PRELOAD": vanishing])
+        #expect(result.status == 7, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "no swcred service answers at \(run)/swcred.sock (\(run): No such file or directory)"),
+            "\(result.stderr)")
+    }
+
     private static let token = "swcred_app_" + String(repeating: "A", count: 43)
 
     /// A socket file at `run/swcred.sock` in `directory` (0700), bound by a process that then
