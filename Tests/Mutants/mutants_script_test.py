@@ -7,6 +7,7 @@ Run: python3 -m unittest discover -s Tests/Mutants -p '*_test.py'   (CI runs it)
 
 import json
 import tempfile
+import time
 import unittest
 from importlib.machinery import SourceFileLoader
 from pathlib import Path
@@ -71,6 +72,22 @@ class FailingTestTests(unittest.TestCase):
         with open(path, "a") as writer:
             writer.write(issue[30:])
         self.assertEqual(stream.failing_test(), "T.S/c()")
+
+    def test_a_stream_that_stops_growing_is_a_hang_only_once_it_has_begun(self):
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "events.jsonl"
+            stream = mutants.EventStream(str(path))
+            self.assertIsNone(stream.failing_test())
+            self.assertFalse(stream.stalled(time.monotonic() + 10_000), "no stream yet: a build, not a hang")
+            path.write_text('{"kind":"event","payload":{"kind":"testStarted"}}\n')
+            stream.failing_test()
+            began = stream.last_growth
+            self.assertFalse(stream.stalled(began + mutants.STALL_SECONDS - 1))
+            self.assertTrue(stream.stalled(began + mutants.STALL_SECONDS + 1))
+            with path.open("a") as more:
+                more.write('{"kind":"event","payload":{"kind":"testEnded"}}\n')
+            stream.failing_test()
+            self.assertFalse(stream.stalled(stream.last_growth + mutants.STALL_SECONDS - 1), "growth restarts the clock")
 
     def test_known_issues_and_passing_runs_are_not_failures(self):
         path = self.stream({"kind": "issueRecorded", "issue": {"isKnown": True}, "testID": "T.S/a()/F.swift:1:1"},
