@@ -6,6 +6,7 @@ Run: python3 -m unittest discover -s Tests/Mutants -p '*_test.py'   (CI runs it)
 """
 
 import json
+import subprocess
 import tempfile
 import time
 import unittest
@@ -88,6 +89,20 @@ class FailingTestTests(unittest.TestCase):
                 more.write('{"kind":"event","payload":{"kind":"testEnded"}}\n')
             stream.failing_test()
             self.assertFalse(stream.stalled(stream.last_growth + mutants.STALL_SECONDS - 1), "growth restarts the clock")
+
+    def test_a_run_whose_stream_falls_silent_is_stopped_as_stalled(self):
+        with tempfile.TemporaryDirectory() as folder:
+            events = Path(folder) / "events.jsonl"
+            events.write_text('{"kind":"event","payload":{"kind":"testStarted"}}\n')
+            process = subprocess.Popen(["sleep", "30"], start_new_session=True)
+            saved, mutants.STALL_SECONDS = mutants.STALL_SECONDS, 0.5
+            try:
+                began = time.monotonic()
+                self.assertEqual(mutants.wait_watching(process, 20, str(events)), "stalled")
+                self.assertLess(time.monotonic() - began, 10)
+            finally:
+                mutants.STALL_SECONDS = saved
+            self.assertIsNotNone(process.poll(), "the silent run was killed")
 
     def test_known_issues_and_passing_runs_are_not_failures(self):
         path = self.stream({"kind": "issueRecorded", "issue": {"isKnown": True}, "testID": "T.S/a()/F.swift:1:1"},
