@@ -59,10 +59,10 @@ enum SiteAddress: Equatable {
         }
     }
 
-    /// Whether `text` is a URL scheme: a letter, then letters, digits, `+`, `-` or `.`; one with
-    /// a dot (`example.com:8443`) is taken for a host.
+    /// Whether `text` is a URL scheme: an ASCII letter, then ASCII letters, digits, `+` or `-`.
+    /// RFC 3986 allows `.` as well, but text with a dot (`example.com:8443`) is taken for a host.
     private static func isScheme(_ text: Substring) -> Bool {
-        guard let first = text.first, first.isASCII, first.isLetter, !text.contains(".") else { return false }
+        guard let first = text.first, first.isLetter else { return false }
         return text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-") }
     }
 
