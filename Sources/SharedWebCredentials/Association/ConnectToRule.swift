@@ -45,9 +45,10 @@ public struct ConnectToRule: Hashable, Sendable, CustomStringConvertible {
             let raw =
                 fields[2].hasPrefix("[") && fields[2].hasSuffix("]")
                 ? String(fields[2].dropFirst().dropLast()) : fields[2]
-            guard
-                HostName.isIPv4(raw) || HostName.isIPv6(raw) || (try? HostName.normalize(raw, context: context)) != nil
-            else { throw invalid("ADDR \"\(fields[2])\" is neither an IP address nor a host name") }
+            // A host name's rules take IPv4 and IPv6 addresses too.
+            guard (try? HostName.normalize(raw, context: context)) != nil else {
+                throw invalid("ADDR \"\(fields[2])\" is neither an IP address nor a host name")
+            }
             address = raw
         }
         connectPort = fields[3].isEmpty ? nil : try parsePort(Substring(fields[3]), context: context)
