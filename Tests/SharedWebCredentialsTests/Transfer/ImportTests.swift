@@ -90,6 +90,9 @@ struct ImportTests {
             (["url", "username", "password", "login_uri"], .bitwardenCSV),
             (["Title", "URL", "Username", "Password"], .appleCSV),
             (["name", "username", "password"], nil),
+            (["name", "url", "username", "password"], .chromeCSV),
+            (["url", "username", "password"], nil),
+            (["url", "username", "password", "note"], nil),
         ] as [([String], ImportFormat?)])
     func headerDetection(header: [String], format: ImportFormat?) {
         #expect(CSVColumns.detect(header: header) == format, "\(header)")
