@@ -85,6 +85,34 @@ struct ServiceStaleSocketTests {
             "\(result.stderr)")
     }
 
+    @Test("a socket whose full path is too long for a socket address is refused, naming that full path")
+    func socketPathTooLong() throws {
+        let directory = try TemporaryDirectory()
+        let deep = directory.path(String(repeating: "d", count: 40) + "/" + String(repeating: "e", count: 40) + "/run")
+        try FileManager.default.createDirectory(
+            atPath: deep, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // Bound through a relative name from its own folder: the full path is past the 108 bytes
+        // of a socket address.
+        let bind = Process()
+        bind.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        bind.arguments = ["-c", "import socket; socket.socket(socket.AF_UNIX).bind('swcred.sock')"]
+        bind.currentDirectoryURL = URL(fileURLWithPath: deep)
+        try bind.run()
+        bind.waitUntilExit()
+        #expect(bind.terminationStatus == 0)
+        let full = deep + "/swcred.sock"
+        #expect(full.utf8.count > 108)
+
+        let result = try SwcredProcess.run(
+            ["request", "--domain", "shop.example", "--server", "run/swcred.sock"],
+            environment: ["SWCRED_TOKEN": Self.token],
+            currentDirectory: (deep as NSString).deletingLastPathComponent)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("\(full) is too long for a Unix socket: name a shorter path to the service"),
+            "\(result.stderr)")
+    }
+
     private static let token = "swcred_app_" + String(repeating: "A", count: 43)
 
     /// A socket file at `run/swcred.sock` in `directory` (0700), bound by a process that then
