@@ -68,6 +68,7 @@ struct AuditInstanceChainTests {
         let found = try owner.audit.verify()
         #expect(found.problem?.contains("entry #5 was sealed in it") == true, "\(String(describing: found.problem))")
         #expect(found.chain != nil)
+        #expect(found.firstBadEntry == 4, "the first entry cut off")
         // The next change goes through (the owner is never stopped) and does not bless it.
         try owner.neverSave.mark("later.example")
         #expect(try owner.audit.verify().problem?.contains("entry #5 was sealed in it") == true)
