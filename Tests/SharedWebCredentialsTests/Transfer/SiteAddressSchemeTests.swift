@@ -28,4 +28,10 @@ struct SiteAddressSchemeTests {
         }
         #expect(site.host == "example.com" && site.port == 8443)
     }
+
+    @Test("a word before a colon and digits is a host and port (a bare single label: no web address), not a scheme")
+    func wordWithPort() throws {
+        #expect(try SiteAddress.parse("intranet:8080") == .notWeb("no web address: no scheme, and no host name"))
+        #expect(try SiteAddress.parse("intranet:abc") == .notWeb("intranet: URL"))
+    }
 }
