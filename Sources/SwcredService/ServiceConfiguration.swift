@@ -61,8 +61,7 @@ public struct ServiceConfiguration: Sendable {
 
     public init(
         socketPath: String, allowedUIDs: Set<UInt32> = [], network: NetworkOptions, lockAfter: Duration? = nil,
-        bodyTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60),
-        shutdownGrace: Duration = .seconds(10), consentTimeout: Duration = .seconds(60),
+        bodyTimeout: Duration, idleTimeout: Duration, shutdownGrace: Duration, consentTimeout: Duration,
         tcpListener: TCPListener? = nil
     ) {
         self.socketPath = socketPath
