@@ -35,6 +35,19 @@ struct ImportShapeTests {
         #expect(saved.passwordText == "Short-Pw-2" && saved.label == "two" && saved.details.notes == nil)
     }
 
+    @Test(
+        "the warning lists ten short rows in full, and the first ten of eleven with an ellipsis", arguments: [10, 11])
+    func shortRowsListed(count: Int) throws {
+        let fixture = try Fixture()
+        let rows = (1...count).map { "site\($0),https://site\($0).example/,ann,Short-Pw-\($0)" }
+        let csv = (["name,url,username,password,note"] + rows).joined(separator: "\n") + "\n"
+        let summary = try fixture.run(try fixture.file("short-\(count).csv", csv))
+        #expect(summary.added == count)
+        let listed = (2...11).map(String.init).joined(separator: ", ")
+        let warning = summary.warnings.first ?? ""
+        #expect(warning.contains("(rows \(listed)\(count > 10 ? ", …" : ""))"), "\(warning)")
+    }
+
     @Test("a short row missing a required field, or a short last row with no line break after it, is still malformed")
     func shortRowsThatAreMalformed() throws {
         let fixture = try Fixture()
