@@ -113,6 +113,38 @@ struct ServiceStaleSocketTests {
             "\(result.stderr)")
     }
 
+    @Test("a socket directory the client may not look at (EACCES) is refused as uncheckable, naming it (exit 7)")
+    func directoryUncheckable() throws {
+        let directory = try TemporaryDirectory()
+        let run = directory.path("guarded")
+        try FileManager.default.createDirectory(
+            atPath: run, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        let guarded = try PreloadLibrary.build(
+            "guarded",
+            source: """
+                #define _GNU_SOURCE
+                #include <dlfcn.h>
+                #include <errno.h>
+                #include <string.h>
+                #include <sys/stat.h>
+                int lstat(const char *path, struct stat *info) {
+                    int (*next)(const char *, struct stat *) = dlsym(RTLD_NEXT, "lstat");
+                    size_t length = strlen(path);
+                    if (length >= 8 && strcmp(path + length - 8, "/guarded") == 0) {
+                        errno = EACCES;
+                        return -1;
+                    }
+                    return next(path, info);
+                }
+                """, in: directory.url.path)
+        let result = try SwcredProcess.run(
+            ["request", "--domain", "shop.example", "--server", run + "/swcred.sock"],
+            environment: ["SWCRED_TOKEN": Self.token, "LD_PRELOAD": guarded])
+        #expect(result.status == 7, "\(result.stderr)")
+        #expect(result.stderr.contains("cannot check \(run): Permission denied"), "\(result.stderr)")
+        #expect(!result.stderr.contains("no swcred service answers"), "\(result.stderr)")
+    }
+
     private static let token = "swcred_app_" + String(repeating: "A", count: 43)
 
     /// A socket file at `run/swcred.sock` in `directory` (0700), bound by a process that then
