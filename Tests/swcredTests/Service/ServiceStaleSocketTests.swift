@@ -56,28 +56,10 @@ struct ServiceStaleSocketTests {
             atPath: run, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         // The client's first look at the directory finds it; the next one does not, as if it
         // were removed in between.
-        let vanishing = try PreloadLibrary.build(
-            "vanishing",
-            source: """
-                #define _GNU_SOURCE
-                #include <dlfcn.h>
-                #include <errno.h>
-                #include <string.h>
-                #include <sys/stat.h>
-                static int looks;
-                int lstat(const char *path, struct stat *info) {
-                    int (*next)(const char *, struct stat *) = dlsym(RTLD_NEXT, "lstat");
-                    size_t length = strlen(path);
-                    if (length >= 10 && strcmp(path + length - 10, "/vanishing") == 0 && looks++ > 0) {
-                        errno = ENOENT;
-                        return -1;
-                    }
-                    return next(path, info);
-                }
-                """, in: directory.url.path)
+        let vanishing = try Self.failingLstat(of: run, errno: ENOENT, after: 1, in: directory)
         let result = try SwcredProcess.run(
             ["request", "--domain", "shop.example", "--server", run + "/swcred.sock"],
-            environment: ["SWCRED_TOKEN": Self.token, "LD_PRELOAD": vanishing])
+            environment: ["SWCRED_TOKEN": Self.token].merging(vanishing) { $1 })
         #expect(result.status == 7, "\(result.stderr)")
         #expect(
             result.stderr.contains(
@@ -119,30 +101,45 @@ struct ServiceStaleSocketTests {
         let run = directory.path("guarded")
         try FileManager.default.createDirectory(
             atPath: run, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        let guarded = try PreloadLibrary.build(
-            "guarded",
+        let guarded = try Self.failingLstat(of: run, errno: EACCES, after: 0, in: directory)
+        let result = try SwcredProcess.run(
+            ["request", "--domain", "shop.example", "--server", run + "/swcred.sock"],
+            environment: ["SWCRED_TOKEN": Self.token].merging(guarded) { $1 })
+        #expect(result.status == 7, "\(result.stderr)")
+        #expect(result.stderr.contains("cannot check \(run): Permission denied"), "\(result.stderr)")
+        #expect(!result.stderr.contains("no swcred service answers"), "\(result.stderr)")
+    }
+
+    /// The environment that makes the client's `lstat` of `path` fail with `errno`, after the
+    /// first `after` looks succeed (a library for `LD_PRELOAD`, built in `directory`).
+    private static func failingLstat(
+        of path: String, errno code: Int32, after looks: Int, in directory: TemporaryDirectory
+    ) throws -> [String: String] {
+        let library = try PreloadLibrary.build(
+            "failing-lstat",
             source: """
                 #define _GNU_SOURCE
                 #include <dlfcn.h>
                 #include <errno.h>
+                #include <stdlib.h>
                 #include <string.h>
                 #include <sys/stat.h>
+                static int looks;
                 int lstat(const char *path, struct stat *info) {
                     int (*next)(const char *, struct stat *) = dlsym(RTLD_NEXT, "lstat");
-                    size_t length = strlen(path);
-                    if (length >= 8 && strcmp(path + length - 8, "/guarded") == 0) {
-                        errno = EACCES;
+                    const char *target = getenv("SWCRED_TEST_LSTAT_PATH");
+                    if (target && strcmp(path, target) == 0
+                        && looks++ >= atoi(getenv("SWCRED_TEST_LSTAT_AFTER"))) {
+                        errno = atoi(getenv("SWCRED_TEST_LSTAT_ERRNO"));
                         return -1;
                     }
                     return next(path, info);
                 }
                 """, in: directory.url.path)
-        let result = try SwcredProcess.run(
-            ["request", "--domain", "shop.example", "--server", run + "/swcred.sock"],
-            environment: ["SWCRED_TOKEN": Self.token, "LD_PRELOAD": guarded])
-        #expect(result.status == 7, "\(result.stderr)")
-        #expect(result.stderr.contains("cannot check \(run): Permission denied"), "\(result.stderr)")
-        #expect(!result.stderr.contains("no swcred service answers"), "\(result.stderr)")
+        return [
+            "LD_PRELOAD": library, "SWCRED_TEST_LSTAT_PATH": path, "SWCRED_TEST_LSTAT_ERRNO": "\(code)",
+            "SWCRED_TEST_LSTAT_AFTER": "\(looks)",
+        ]
     }
 
     private static let token = "swcred_app_" + String(repeating: "A", count: 43)
