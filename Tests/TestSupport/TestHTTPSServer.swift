@@ -42,12 +42,18 @@ public struct TestRequest: Sendable, Equatable {
     public let path: String
     /// The `Host` header, or empty.
     public let host: String
+    /// The `Accept` header, or empty.
+    public let accept: String
+    /// The `User-Agent` header, or empty.
+    public let userAgent: String
 
     /// Creates a request record.
-    public init(method: String, path: String, host: String) {
+    public init(method: String, path: String, host: String, accept: String, userAgent: String) {
         self.method = method
         self.path = path
         self.host = host
+        self.accept = accept
+        self.userAgent = userAgent
     }
 }
 
@@ -158,7 +164,9 @@ private final class RouteHandler: ChannelInboundHandler, @unchecked Sendable {
         case .end:
             guard let head else { return }
             let request = TestRequest(
-                method: head.method.rawValue, path: head.uri, host: head.headers.first(name: "Host") ?? "")
+                method: head.method.rawValue, path: head.uri, host: head.headers.first(name: "Host") ?? "",
+                accept: head.headers.first(name: "Accept") ?? "",
+                userAgent: head.headers.first(name: "User-Agent") ?? "")
             log.append(request)
             respond(to: request, route: handler(request), context: context)
         }

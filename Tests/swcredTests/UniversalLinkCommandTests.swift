@@ -240,6 +240,26 @@ struct UniversalLinkCommandTests {
         }
     }
 
+    @Test("site check asks for the home page as HTML and the AASA file as JSON, each naming swcred and what it checks")
+    func siteCheckRequestHeaders() async throws {
+        let server = try await TestHTTPSServer.start(
+            identity: try ca.issue(for: ["example.com"]),
+            routes: [
+                LoopbackPaths.wellKnown: .json(Self.site),
+                "/": .respond(status: 200, headers: [("Content-Type", "text/html")], body: Array("<html></html>".utf8)),
+            ])
+        let result = try SwcredProcess.run(
+            ["site", "check", "example.com", "--ca-file", caFile, "--connect-to", server.connectTo("example.com")])
+        try await server.stop()
+        #expect(result.status == 0, "\(result.stderr)")
+        let page = try #require(server.requests.first { $0.path == "/" })
+        #expect(page.accept == "text/html")
+        #expect(page.userAgent == "swcred (site check)")
+        let file = try #require(server.requests.first { $0.path == LoopbackPaths.wellKnown })
+        #expect(file.accept == "application/json")
+        #expect(file.userAgent == "swcred (apple-app-site-association check)")
+    }
+
     @Test("site check reads at most 1 MiB of the page and says so")
     func siteCheckCap() async throws {
         try await withServer(routes: [LoopbackPaths.wellKnown: .json(Self.site), "/": .streamForever]) { network in

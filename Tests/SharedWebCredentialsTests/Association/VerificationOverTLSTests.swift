@@ -15,7 +15,12 @@ struct VerificationOverTLSTests {
         #expect(result.verdict == .approved)
         #expect(result.reasons.isEmpty)
         #expect(result.documentDigest?.count == 32)
-        #expect(requests == [TestRequest(method: "GET", path: LoopbackSite.wellKnown, host: "example.com")])
+        #expect(
+            requests == [
+                TestRequest(
+                    method: "GET", path: LoopbackSite.wellKnown, host: "example.com", accept: "application/json",
+                    userAgent: "swcred (apple-app-site-association check)")
+            ])
     }
 
     @Test("the prefix is compared case-insensitively, the bundle ID exactly")

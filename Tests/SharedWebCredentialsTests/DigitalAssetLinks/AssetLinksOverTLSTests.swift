@@ -18,7 +18,12 @@ struct AssetLinksOverTLSTests {
         #expect(result.verdict == .approved, "\(result.reasons)")
         #expect(result.reasons.isEmpty)
         #expect(result.documentDigest?.count == 32)
-        #expect(requests == [TestRequest(method: "GET", path: F.wellKnown, host: "example.com")])
+        #expect(
+            requests == [
+                TestRequest(
+                    method: "GET", path: F.wellKnown, host: "example.com", accept: "application/json",
+                    userAgent: "swcred (Digital Asset Links check)")
+            ])
     }
 
     @Test("a statement for another package denies, naming the package listed")
