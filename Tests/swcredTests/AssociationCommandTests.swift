@@ -116,7 +116,11 @@ struct AssociationCommandTests {
         let table = try run(["show"])
         #expect(table.stdout.contains("SERVICE") && table.stdout.contains("denied"))
         #expect(try run(["verify", Self.app, "--offline"]).status == 10)
-        #expect(try run(["verify", Self.app, "--domain", "other.net"] + network).status == 3)
+        let uncovered = try run(["verify", Self.app, "--domain", "other.net"] + network)
+        #expect(uncovered.status == 3)
+        #expect(
+            uncovered.stderr.contains("other.net is not covered by any entitlement entry of \(Self.app)"),
+            "the domain asked for is named, not the app's whole entitlement: \(uncovered.stderr)")
         #expect(try run(["verify", "ZZZZZ99999.org.example"] + network).status == 3)
         try await server.stop()
     }
