@@ -95,6 +95,27 @@ struct AppTokenStoreTests {
         #expect(message { _ = try vault.appTokens.authenticate(revoked.token) }.contains("not valid"))
     }
 
+    @Test("an expired token reads nothing ahead: no facade is made for it, so no verdict or credential is read")
+    func expiredTokenReadsNothingAhead() async throws {
+        let expiring = try vault.appTokens.create(
+            app: app, permissions: [.request], consent: .none, expiresAt: now.addingTimeInterval(60), now: now)
+        let facadesMade = FacadeCount()
+        let prefetch = AppTokenStore.RequestPrefetch(domain: try DomainTarget("shop.example"), account: nil) {
+            [vault] record in
+            facadesMade.add()
+            return SharedWebCredentials(app: record.app, vault: vault, verifier: nil)
+        }
+        let valid = try await vault.appTokens.authenticate(
+            expiring.token, now: now.addingTimeInterval(59), prefetching: prefetch)
+        #expect(valid.prefetched != nil, "a valid token reads ahead")
+        #expect(facadesMade.value == 1)
+        await #expect(throws: SharedWebCredentialsError.self) {
+            _ = try await vault.appTokens.authenticate(
+                expiring.token, now: now.addingTimeInterval(60), prefetching: prefetch)
+        }
+        #expect(facadesMade.value == 1, "the expired token's request made a facade and read ahead")
+    }
+
     @Test("creation refuses an unregistered app, no permission, a past expiry; lists refuse unknown permissions")
     func creationInput() throws {
         let stranger = try ApplicationIdentifier("QQQQQ11111.com.example.unknown")
@@ -179,4 +200,13 @@ struct AppTokenStoreTests {
         #expect(AppTokenFormat.decode(SecureBytes(utf8: "swcred_" + String(repeating: "A", count: 42) + "B")) == nil)
         #expect(AppTokenFormat.decode(SecureBytes(utf8: "swcred_" + String(repeating: "A", count: 42) + "E")) != nil)
     }
+}
+
+/// How many facades a read-ahead plan made, from whichever thread made them.
+private final class FacadeCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    func add() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
 }
