@@ -80,6 +80,18 @@ struct PasskeyPKCS8Tests {
             + PasskeyPrivateKey.ecPublicKeyOID + [0x06, 0x08] + PasskeyPrivateKey.prime256v1OID
             + [0x04, 0x26, 0x30, 0x24, 0x02, 0x01, 0x01, 0x04, 0x1F] + Array(short.dropFirst())
         #expect(try Self.read(trimmed).get().secret.isEqual(to: shortKey.secret))
+
+        // The shortest: a scalar below 256 is one byte once its 31 zero bytes are dropped; none is refused.
+        func withScalar(_ scalar: [UInt8]) -> [UInt8] {
+            let length = UInt8(scalar.count)
+            return [0x30, 33 + length, 0x02, 0x01, 0x00, 0x30, 0x13, 0x06, 0x07]
+                + PasskeyPrivateKey.ecPublicKeyOID + [0x06, 0x08] + PasskeyPrivateKey.prime256v1OID
+                + [0x04, 7 + length, 0x30, 5 + length, 0x02, 0x01, 0x01, 0x04, length] + scalar
+        }
+        let seven = try PasskeyPrivateKey(
+            algorithm: .es256, secret: SecureBytes(copying: [UInt8](repeating: 0, count: 31) + [0x07]))
+        #expect(try Self.read(withScalar([0x07])).get().secret.isEqual(to: seven.secret))
+        #expect(Self.problem(withScalar([])) == .malformed("its private scalar has 0 bytes, not 32"))
     }
 
     @Test("a stored key of the wrong length is an integrity failure naming both lengths, for either algorithm")
