@@ -237,6 +237,59 @@ struct ServiceClientTrustTests {
         #expect(try listener.record().received.hasPrefix("POST /v1/credentials/request HTTP/1.1\r\n"))
     }
 
+    @Test(
+        "a client that closed its standard input (as a daemon does) checks and reaches the service: its probe gets descriptor 0"
+    )
+    func probeOnDescriptorZero() throws {
+        let base = try TemporaryDirectory(prefix: "swcred-trust")
+        let socket = base.path("run/swcred.sock")
+        let listener = try RecordingListener(socketPath: socket, uid: nil)
+        chmod(base.path("run"), 0o700)
+        let mark = base.path("probe-on-0")
+        let result = try SwcredProcess.run(
+            ["lock", "--socket", socket],
+            environment: Self.environment([
+                "LD_PRELOAD": try Self.stdinClosingShim(in: base), "SWCRED_TEST_ZERO_MARK": mark,
+            ]))
+        #expect(FileManager.default.fileExists(atPath: mark), "the probe got descriptor 0: \(result.stderr)")
+        #expect(!result.stderr.contains("cannot make a socket"), "\(result.stderr)")
+        #expect(try listener.record().received.hasPrefix("POST /v1/lock HTTP/1.1\r\n"), "\(result.stderr)")
+    }
+
+    /// Builds a library for `LD_PRELOAD` that puts the client's non-blocking Unix socket on
+    /// descriptor 0 in place of standard input (a pipe or a device, never a descriptor the runtime
+    /// made), in one step (`dup3`) so that no other thread takes 0 meanwhile, and marks
+    /// `SWCRED_TEST_ZERO_MARK` when it does: as if the client had closed its standard input, as a
+    /// daemon does. Swift's runtime takes descriptor 0 at start-up when a process starts without
+    /// one, so only a process that closes its standard input later makes its probe there.
+    private static func stdinClosingShim(in directory: TemporaryDirectory) throws -> String {
+        try PreloadLibrary.build(
+            "stdin-closing",
+            source: """
+                #define _GNU_SOURCE
+                #include <dlfcn.h>
+                #include <fcntl.h>
+                #include <stdlib.h>
+                #include <sys/socket.h>
+                #include <sys/stat.h>
+                #include <unistd.h>
+                int socket(int domain, int type, int protocol) {
+                    int (*next)(int, int, int) = dlsym(RTLD_NEXT, "socket");
+                    int descriptor = next(domain, type, protocol);
+                    struct stat info;
+                    if (descriptor > 0 && domain == AF_UNIX && (type & SOCK_NONBLOCK) && fstat(0, &info) == 0
+                        && (S_ISFIFO(info.st_mode) || S_ISCHR(info.st_mode))
+                        && dup3(descriptor, 0, O_CLOEXEC) == 0) {
+                        close(descriptor);
+                        descriptor = 0;
+                        const char *mark = getenv("SWCRED_TEST_ZERO_MARK");
+                        if (mark) close(open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+                    }
+                    return descriptor;
+                }
+                """, in: directory.url.path)
+    }
+
     @Test("--server-uid and SWCRED_SERVER_UID take a uid, and --server-uid goes with a service")
     func serverUIDInput() throws {
         for text in ["mallory", "-1", "+5", "4294967295", "1e3"] {
