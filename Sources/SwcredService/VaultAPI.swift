@@ -201,10 +201,9 @@ struct VaultAPI: APIProtocol {
     }
 
     func associations(_ input: Operations.Associations.Input) async throws -> Operations.Associations.Output {
-        let caller = try await authenticate(permission: nil, claimedApp: input.query.app)
-        let records = try await libraryBlocking { [caller] in try caller.vault.associations.all(app: caller.token.app) }
+        let caller = try await authenticate(permission: nil, claimedApp: input.query.app, readingVerdicts: true)
         let now = Date()
-        return .ok(.init(body: .json(try records.map { try association($0, at: now) })))
+        return .ok(.init(body: .json(try caller.verdicts.map { try association($0, at: now) })))
     }
 
     // MARK: The owner's routes
@@ -430,6 +429,9 @@ struct VaultAPI: APIProtocol {
         var prefetched: SharedWebCredentials.PrefetchedRequest? = nil
         /// A passkey assertion's first read, done in the token's transaction.
         var prefetchedRelyingParty: SharedWebCredentials.PrefetchedRelyingParty? = nil
+        /// The app's stored verdicts, read in the token's transaction when ``authenticate`` was
+        /// asked to (`readingVerdicts`); empty otherwise.
+        var verdicts: [AssociationRecord] = []
     }
 
     /// What a credential request reads ahead in its token's transaction: its domain's app,
@@ -466,10 +468,11 @@ struct VaultAPI: APIProtocol {
     /// Checks the bearer token (constant-time, keyed hash), the permission and, when the body
     /// names an app, that it is the token's app. Failures are slowed down per connection. A
     /// credential request's (`request`) or a passkey assertion's (`relyingParty`, the RP ID its
-    /// options name) first read is done in the token's transaction.
+    /// options name) first read is done in the token's transaction, and so is the read of the
+    /// app's stored verdicts (`readingVerdicts`).
     func authenticate(
         permission: AppPermission?, claimedApp: String?, prefetching request: CredentialRequest? = nil,
-        prefetchingRelyingParty relyingParty: String? = nil
+        prefetchingRelyingParty relyingParty: String? = nil, readingVerdicts: Bool = false
     ) async throws -> Caller {
         let scope = try RequestScope.require()
         let vault = try holder.vault()
@@ -486,8 +489,11 @@ struct VaultAPI: APIProtocol {
             let record: AppTokenRecord
             var prefetched: SharedWebCredentials.PrefetchedRequest?
             var prefetchedRelyingParty: SharedWebCredentials.PrefetchedRelyingParty?
+            var verdicts: [AssociationRecord] = []
             do {
-                if let prefetch = prefetchPlan(request, claimedApp: claimedApp, vault: vault) {
+                if readingVerdicts {
+                    (record, verdicts) = try await vault.appTokens.authenticateReadingVerdicts(token)
+                } else if let prefetch = prefetchPlan(request, claimedApp: claimedApp, vault: vault) {
                     (record, prefetched) = try await vault.appTokens.authenticate(token, prefetching: prefetch)
                 } else if let relyingParty {
                     (record, prefetchedRelyingParty) = try await vault.appTokens.authenticate(
@@ -521,7 +527,7 @@ struct VaultAPI: APIProtocol {
             let facade = SharedWebCredentials(app: record.app, vault: vault, verifier: verifier, policy: policy)
             return Caller(
                 token: record, vault: vault, facade: facade, prefetched: prefetched,
-                prefetchedRelyingParty: prefetchedRelyingParty)
+                prefetchedRelyingParty: prefetchedRelyingParty, verdicts: verdicts)
         } catch let error as APIError where error.status == .unauthorized {
             let connection = scope.connection
             scope.channel.closeFuture.whenComplete { [throttle] _ in throttle.reset(connection) }
@@ -554,18 +560,6 @@ struct VaultAPI: APIProtocol {
             return result
         } catch let error as SharedWebCredentialsError {
             metrics.recordGateDecision(operation: operation, outcome: error.code.rawValue)
-            if error.code == .vaultLocked { holder.lock() }
-            throw APIError(error)
-        }
-    }
-
-    /// `body`, a library call that reads or writes the vault, on the blocking pool
-    /// (``BlockingWork``), its error as the API's; a `vaultLocked` from it (the key changed by
-    /// another process) locks the service.
-    private func libraryBlocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        do {
-            return try await BlockingWork.run(body)
-        } catch let error as SharedWebCredentialsError {
             if error.code == .vaultLocked { holder.lock() }
             throw APIError(error)
         }

@@ -140,6 +140,18 @@ public struct AppTokenStore: Sendable {
         return try Self.usable(record, at: now)
     }
 
+    /// ``authenticate(_:now:)`` that also reads the token's app's stored verdicts in the same
+    /// read transaction, once the token checks out: the service's verdicts route makes one read.
+    package func authenticateReadingVerdicts(
+        _ token: SecureBytes, now: Date = Date()
+    ) async throws -> (record: AppTokenRecord, verdicts: [AssociationRecord]) {
+        let random = try Self.randomPart(of: token)
+        return try await vault.readWithHeldKeys { [vault] db, keys in
+            let record = try Self.usable(Self.find(random, db: db, keys: keys, vault: vault), at: now)
+            return (record, try vault.associations.all(app: record.app, db: db, keys: keys))
+        }
+    }
+
     /// A first read to do in the token's own read transaction once the token checks out: a
     /// password request's (``RequestPrefetch``) or a passkey assertion's (``RelyingPartyPrefetch``).
     package struct Prefetch<Read: Sendable>: Sendable {

@@ -134,18 +134,22 @@ public struct AssociationStore: Sendable {
     /// Every trusted record, optionally only those of one app, ordered by app, service and
     /// domain. Records that fail authentication are left out (with a warning).
     public func all(app: ApplicationIdentifier? = nil) throws -> [AssociationRecord] {
-        try vault.read { db, keys in
-            let rows =
-                if let app {
-                    try db.rows("\(Self.table.select) WHERE app = ? ORDER BY service, domain", [.text(app.description)])
-                } else {
-                    try db.rows("\(Self.table.select) ORDER BY app, service, domain")
-                }
-            // The engine chose the rows; another app's verdict, found through a lying index, is
-            // left out by its own authenticated app.
-            return try rows.compactMap { try trusted($0, keys: keys) }.filter { record in
-                app.map { record.app.description == $0.description } ?? true
+        try vault.read { db, keys in try all(app: app, db: db, keys: keys) }
+    }
+
+    /// ``all(app:)`` as the transaction `db` sees it (the service reads an app's verdicts in
+    /// its token's transaction).
+    func all(app: ApplicationIdentifier?, db: any StoreReader, keys: VaultKeys) throws -> [AssociationRecord] {
+        let rows =
+            if let app {
+                try db.rows("\(Self.table.select) WHERE app = ? ORDER BY service, domain", [.text(app.description)])
+            } else {
+                try db.rows("\(Self.table.select) ORDER BY app, service, domain")
             }
+        // The engine chose the rows; another app's verdict, found through a lying index, is
+        // left out by its own authenticated app.
+        return try rows.compactMap { try trusted($0, keys: keys) }.filter { record in
+            app.map { record.app.description == $0.description } ?? true
         }
     }
 

@@ -116,6 +116,28 @@ struct AppTokenStoreTests {
         #expect(facadesMade.value == 1, "the expired token's request made a facade and read ahead")
     }
 
+    @Test(
+        "a token's app's stored verdicts are read with the token, in its transaction: its own app's only; none for an expired token"
+    )
+    func verdictsReadWithToken() async throws {
+        try VaultTestSupport.approve(app, for: ["webcredentials:shop.example"], in: vault)
+        try VaultTestSupport.approve(
+            otherApp, for: ["webcredentials:shop.example", "webcredentials:other.example"], in: vault)
+        let expiring = try vault.appTokens.create(
+            app: app, permissions: [.request], consent: .none, expiresAt: now.addingTimeInterval(60), now: now)
+        let read = try await vault.appTokens.authenticateReadingVerdicts(expiring.token, now: now)
+        #expect(read.record.app == app)
+        #expect(read.verdicts.map(\.app) == [app])
+        #expect(read.verdicts.map(\.domain) == ["shop.example"])
+        await #expect(throws: SharedWebCredentialsError.self, "an expired token gets no verdicts") {
+            _ = try await vault.appTokens.authenticateReadingVerdicts(expiring.token, now: now.addingTimeInterval(60))
+        }
+        let wrong = AppTokenFormat.encode(SecureBytes.random(count: 32))
+        await #expect(throws: SharedWebCredentialsError.self, "an unknown token gets no verdicts") {
+            _ = try await vault.appTokens.authenticateReadingVerdicts(wrong, now: now)
+        }
+    }
+
     @Test("creation refuses an unregistered app, no permission, a past expiry; lists refuse unknown permissions")
     func creationInput() throws {
         let stranger = try ApplicationIdentifier("QQQQQ11111.com.example.unknown")
