@@ -3,7 +3,8 @@ import SharedWebCredentials
 import Synchronization
 
 /// The service's metrics, served in Prometheus text at `GET /metrics`: requests by route, method
-/// and status with their latency, the gate's decisions, site verifications, and the lock state.
+/// and status with their latency, the gate's decisions, site verifications, the lock state, the
+/// audit log's group commits and the database's transactions.
 ///
 /// Labels hold only route templates, methods, status codes, operation names, verdicts and error
 /// codes: never a token, an account, a domain or an app, so the page can be scraped by anyone
@@ -28,6 +29,8 @@ final class ServiceMetrics: Sendable {
     private let auditGroups: Gauge
     private let auditGroupedEntries: Gauge
     private let auditLargestGroup: Gauge
+    private let readTransactions: Gauge
+    private let writeTransactions: Gauge
 
     init() {
         locked = registry.makeGauge(
@@ -48,6 +51,14 @@ final class ServiceMetrics: Sendable {
             descriptor: .init(
                 namespace: "swcred", metricName: "audit_group_largest", unitName: "",
                 helpText: "The most audit entries one group commit held since the vault was unlocked."))
+        readTransactions = registry.makeGauge(
+            descriptor: .init(
+                namespace: "swcred", metricName: "store_read_transactions", unitName: "",
+                helpText: "Read transactions on the vault's database since the vault was unlocked."))
+        writeTransactions = registry.makeGauge(
+            descriptor: .init(
+                namespace: "swcred", metricName: "store_write_transactions", unitName: "",
+                helpText: "Write transactions on the vault's database since the vault was unlocked."))
     }
 
     /// Counts one answered request and its latency; `route` is the matched route's template
@@ -101,14 +112,18 @@ final class ServiceMetrics: Sendable {
         ).increment()
     }
 
-    /// The exposition text, with the lock state and the audit log's group commits (`audit`, nil
-    /// while locked) as they are now.
-    func exposition(locked isLocked: Bool, audit: AuditCommitStatistics?) -> [UInt8] {
+    /// The exposition text, with the lock state, the audit log's group commits (`audit`) and the
+    /// database's transactions (`transactions`), each nil while locked, as they are now.
+    func exposition(
+        locked isLocked: Bool, audit: AuditCommitStatistics?, transactions: StoreTransactionCounts?
+    ) -> [UInt8] {
         locked.set(to: isLocked ? 1.0 : 0.0)
         let audit = audit ?? AuditCommitStatistics()
         auditGroups.set(to: Double(audit.commits))
         auditGroupedEntries.set(to: Double(audit.entries))
         auditLargestGroup.set(to: Double(audit.largestGroup))
+        readTransactions.set(to: Double(transactions?.reads ?? 0))
+        writeTransactions.set(to: Double(transactions?.writes ?? 0))
         return registry.emitToBuffer()
     }
 }

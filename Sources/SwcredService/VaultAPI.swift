@@ -54,12 +54,14 @@ struct VaultAPI: APIProtocol {
             // token does not show them, only one made for monitoring (`--allow metrics`).
             _ = try await authenticate(permission: .metrics, claimedApp: nil)
         }
+        let vault = holder.peekVault()
         return .ok(
             .init(
                 body: .plainText(
                     HTTPBody(
-                        metrics.exposition(locked: holder.isLocked, audit: holder.peekVault()?.audit.commitStatistics)))
-            ))
+                        metrics.exposition(
+                            locked: holder.isLocked, audit: vault?.audit.commitStatistics,
+                            transactions: vault?.transactionCounts)))))
     }
 
     private static func hardening() -> Components.Schemas.Hardening {

@@ -55,6 +55,8 @@ public final class Vault: Sendable {
     public let store: VaultStore
     /// The database: every store of the package reads and writes through it.
     package let storage: any VaultStorage
+    /// ``storage``, which counts its transactions.
+    private let counted: CountedStorage
     let unlocked: Mutex<UnlockedKey>
     /// ``VaultConfiguration/followsKeyChanges``.
     let followsKeyChanges: Bool
@@ -74,7 +76,8 @@ public final class Vault: Sendable {
     {
         self.store = store
         self.path = storage.location
-        self.storage = storage
+        counted = CountedStorage(storage)
+        self.storage = counted
         self.unlocked = Mutex(unlocked)
         followsKeyChanges = configuration.followsKeyChanges
         auditGroupCommit = AuditGroupCommit(
@@ -88,6 +91,9 @@ public final class Vault: Sendable {
     public var neverSave: NeverSaveStore { NeverSaveStore(vault: self) }
 
     var keys: VaultKeys { unlocked.withLock { $0.keys } }
+
+    /// The read and write transactions this vault ran on its database since it was opened.
+    public var transactionCounts: StoreTransactionCounts { counted.counts }
 
     /// Receives warnings the library cannot act on itself, such as a stored verdict that failed
     /// authentication and is being verified again. The library never prints; the caller decides.

@@ -76,4 +76,52 @@ struct ServiceMetricsTests {
             }
         }
     }
+
+    @Test(
+        "a password request is one read transaction of the vault's database, and so is the verdicts route; the metrics show it"
+    )
+    func oneReadPerRequest() async throws {
+        try await ServiceFixture.with { fixture in
+            try fixture.start()
+            let token = try fixture.token()
+            let saved = try fixture.call(
+                "PUT", "/v1/credentials", token: token,
+                json: ["domain": "shop.example", "account": "reads@example.com", "password": "Reads-Pw-5512"])
+            #expect(saved.status == 200, "\(saved.text)")
+            func transactions() throws -> (reads: Double, writes: Double) {
+                let text = try fixture.call("GET", "/metrics").text
+                return (
+                    try #require(Self.sample(text, "swcred_store_read_transactions"), "\(text)"),
+                    try #require(Self.sample(text, "swcred_store_write_transactions"), "\(text)")
+                )
+            }
+            func cost(_ body: () throws -> Void) throws -> (reads: Double, writes: Double) {
+                let before = try transactions()
+                try body()
+                let after = try transactions()
+                return (after.reads - before.reads, after.writes - before.writes)
+            }
+            let requests = try cost {
+                for _ in 0..<20 {
+                    let answer = try fixture.call(
+                        "POST", "/v1/credentials/request", token: token, json: ["domain": "shop.example"])
+                    #expect(answer.status == 200, "\(answer.text)")
+                }
+            }
+            #expect(requests.reads == 20, "one read per request: \(requests)")
+            #expect(requests.writes <= 20, "at most one write per request, its audit entry: \(requests)")
+            let verdicts = try cost {
+                for _ in 0..<10 {
+                    let answer = try fixture.call("GET", "/v1/associations", token: token)
+                    #expect(answer.status == 200, "\(answer.text)")
+                }
+            }
+            #expect(verdicts.reads == 10, "one read per verdicts request: \(verdicts)")
+            #expect(verdicts.writes == 0, "\(verdicts)")
+            let locked = try fixture.call("POST", "/v1/lock")
+            #expect(locked.status == 200, "\(locked.text)")
+            let whileLocked = try transactions()
+            #expect(whileLocked.reads == 0 && whileLocked.writes == 0, "nothing counted while locked: \(whileLocked)")
+        }
+    }
 }
