@@ -33,32 +33,23 @@ final class ServiceMetrics: Sendable {
     private let writeTransactions: Gauge
 
     init() {
-        locked = registry.makeGauge(
-            descriptor: .init(
-                namespace: "swcred", metricName: "vault_locked", unitName: "",
-                helpText: "1 while the vault is locked, 0 while it is unlocked."))
-        auditGroups = registry.makeGauge(
-            descriptor: .init(
-                namespace: "swcred", metricName: "audit_group_commits", unitName: "",
-                helpText:
-                    "Transactions that committed a group of audit entries (releases, refusals, generated passwords) since the vault was unlocked."
-            ))
-        auditGroupedEntries = registry.makeGauge(
-            descriptor: .init(
-                namespace: "swcred", metricName: "audit_group_entries", unitName: "",
-                helpText: "Audit entries committed in groups since the vault was unlocked."))
-        auditLargestGroup = registry.makeGauge(
-            descriptor: .init(
-                namespace: "swcred", metricName: "audit_group_largest", unitName: "",
-                helpText: "The most audit entries one group commit held since the vault was unlocked."))
-        readTransactions = registry.makeGauge(
-            descriptor: .init(
-                namespace: "swcred", metricName: "store_read_transactions", unitName: "",
-                helpText: "Read transactions on the vault's database since the vault was unlocked."))
-        writeTransactions = registry.makeGauge(
-            descriptor: .init(
-                namespace: "swcred", metricName: "store_write_transactions", unitName: "",
-                helpText: "Write transactions on the vault's database since the vault was unlocked."))
+        let registry = registry
+        func gauge(_ name: String, _ help: String) -> Gauge {
+            registry.makeGauge(descriptor: .init(namespace: "swcred", metricName: name, unitName: "", helpText: help))
+        }
+        locked = gauge("vault_locked", "1 while the vault is locked, 0 while it is unlocked.")
+        auditGroups = gauge(
+            "audit_group_commits",
+            "Transactions that committed a group of audit entries (releases, refusals, generated passwords) since the vault was unlocked."
+        )
+        auditGroupedEntries = gauge(
+            "audit_group_entries", "Audit entries committed in groups since the vault was unlocked.")
+        auditLargestGroup = gauge(
+            "audit_group_largest", "The most audit entries one group commit held since the vault was unlocked.")
+        readTransactions = gauge(
+            "store_read_transactions", "Read transactions on the vault's database since the vault was unlocked.")
+        writeTransactions = gauge(
+            "store_write_transactions", "Write transactions on the vault's database since the vault was unlocked.")
     }
 
     /// Counts one answered request and its latency; `route` is the matched route's template

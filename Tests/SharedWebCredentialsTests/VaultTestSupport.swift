@@ -110,7 +110,7 @@ extension Vault {
     var database: DatabaseQueue { sqliteStorage.writer }
 
     /// The vault's SQLite engine.
-    var sqliteStorage: SQLiteStorage { storage as! SQLiteStorage }
+    var sqliteStorage: SQLiteStorage { (storage as! CountedStorage).inner as! SQLiteStorage }
 }
 
 extension StoreReader {

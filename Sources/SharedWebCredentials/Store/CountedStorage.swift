@@ -12,7 +12,8 @@ public struct StoreTransactionCounts: Sendable, Equatable {
 /// costs in reads is seen (`swcred serve`'s metrics), not guessed: DESIGN asks for one read per
 /// request. Every other requirement goes straight to `inner`.
 final class CountedStorage: VaultStorage {
-    private let inner: any VaultStorage
+    /// The engine whose transactions are counted.
+    let inner: any VaultStorage
     private let reads = Atomic<Int>(0)
     private let writes = Atomic<Int>(0)
 
