@@ -95,6 +95,28 @@ struct AuditInstanceChainTests {
         )
     }
 
+    @Test(
+        "entries the owner and an instance append in turn are listed in the order they were written",
+        arguments: StorageEngine.allCases)
+    func listingOfTwoWriters(engine: StorageEngine) async throws {
+        let directory = try TemporaryDirectory()
+        let (owner, instance, _) = try makeVaults(engine, in: directory)
+        for _ in 0..<2 {
+            try await owner.audit.append(Self.release)
+            try await Task.sleep(for: .milliseconds(20))
+            try await instance.audit.append(Self.release)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let entries = try owner.audit.entries(operation: .request)
+        #expect(entries.map { $0.chain == nil ? "vault" : "instance" } == ["vault", "instance", "vault", "instance"])
+        #expect(entries.map(\.date) == entries.map(\.date).sorted())
+        let verification = try owner.audit.verify()
+        #expect(verification.isIntact, "\(String(describing: verification.problem))")
+        #expect(
+            verification.entriesChecked == (try owner.audit.entries().count), "every entry of both chains, counted once"
+        )
+    }
+
     @Test("the listing merges the chains by time and keeps each chain's own order, even where its clock went back")
     func listingMergesByTime() throws {
         let at = { (seconds: Double) in Date(timeIntervalSince1970: 1_800_000_000 + seconds) }
