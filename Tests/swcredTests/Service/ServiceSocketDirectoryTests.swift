@@ -13,8 +13,8 @@ import Testing
 @Suite("swcred serve: the user's own socket directory made private")
 struct ServiceSocketDirectoryTests {
     @Test(
-        "a socket directory of the user's with mode 0755 or 0710 is 0700 once the service listens",
-        arguments: [0o755, 0o710])
+        "a socket directory of the user's with mode 0755, 0710 or 0701 (others' search bit alone) is 0700 once the service listens",
+        arguments: [0o755, 0o710, 0o701])
     func directoryMadePrivate(mode: Int) async throws {
         try await ServiceFixture.with { fixture in
             let directory = (fixture.socketPath as NSString).deletingLastPathComponent
