@@ -44,7 +44,8 @@ struct ServiceSocketTrust {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         let name = (absolute as NSString).lastPathComponent
         let directory = (absolute as NSString).deletingLastPathComponent
-        guard !name.isEmpty, name != "/", !directory.isEmpty else {
+        // A path of slashes only has neither a name nor a directory; `/` is its own name.
+        guard name != "/", !directory.isEmpty else {
             throw SharedWebCredentialsError(.invalidInput, "\(path) cannot be a service's socket: name the socket file")
         }
         let given = try status(of: directory, socket: path)

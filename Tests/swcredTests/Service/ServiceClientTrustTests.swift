@@ -217,11 +217,15 @@ struct ServiceClientTrustTests {
         #expect(try listener.record() == .init(connections: 0, received: ""))
     }
 
-    @Test("/ names no socket file: refused as bad input before any check of the directories")
-    func rootIsNoSocket() throws {
-        let result = try SwcredProcess.run(["lock", "--socket", "/"], environment: Self.environment())
+    @Test(
+        "/ and // name no socket file: refused as bad input before any check of the directories",
+        arguments: ["/", "//"])
+    func rootIsNoSocket(path: String) throws {
+        let result = try SwcredProcess.run(["lock", "--socket", path], environment: Self.environment())
         #expect(result.status == 2, "\(result.stderr)")
-        #expect(result.stderr.contains("/ cannot be a service's socket: name the socket file"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("swcred: error: \(path) cannot be a service's socket: name the socket file"),
+            "\(result.stderr)")
     }
 
     @Test("your own socket gets the request, at /v1/... (not //v1/...)")
