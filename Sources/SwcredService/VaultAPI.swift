@@ -483,7 +483,8 @@ struct VaultAPI: APIProtocol {
                 throw APIError.invalidToken(
                     "no app token: send Authorization: Bearer TOKEN with a token from `swcred app token create`")
             }
-            guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+            // `Bearer ` alone never arrives: the HTTP parser drops a value's trailing space.
+            guard header.prefix(7).lowercased() == "bearer " else {
                 throw APIError.invalidToken(
                     "the Authorization header is not a bearer token: send Authorization: Bearer TOKEN")
             }
