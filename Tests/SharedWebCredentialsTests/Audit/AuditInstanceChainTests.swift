@@ -95,6 +95,28 @@ struct AuditInstanceChainTests {
         )
     }
 
+    @Test("a chain's sealed head one byte short or one byte long, written past the schema's check, is named missing")
+    func headOfWrongLength() async throws {
+        // The schema checks the length; SQLite lets a writer switch its checks off without
+        // changing the schema (PRAGMA ignore_check_constraints), so swcred checks it again.
+        let directory = try TemporaryDirectory()
+        let (owner, instance, writer) = try makeVaults(.sqlite, in: directory)
+        for _ in 0..<2 { try await instance.audit.append(Self.release) }
+        let sealed = try writer.copy("audit_chains", where: "1 = 1")
+        for changed in ["substr(head, 1, 71)", "CAST(head || x'00' AS BLOB)"] {
+            try writer.execute("PRAGMA ignore_check_constraints = ON; UPDATE audit_chains SET head = \(changed)")
+            let verification = try owner.audit.verify()
+            #expect(!verification.isIntact, "\(changed)")
+            #expect(
+                verification.problem?.contains("The sealed head of the audit log's instance chain") == true
+                    && verification.problem?.contains("is missing") == true,
+                "\(changed): \(String(describing: verification.problem))")
+            try writer.execute("DELETE FROM audit_chains")
+            for insert in sealed { try writer.execute(insert) }
+            #expect(try owner.audit.verify().isIntact, "the sealed head put back")
+        }
+    }
+
     @Test(
         "entries the owner and an instance append in turn are listed in the order they were written",
         arguments: StorageEngine.allCases)
