@@ -25,7 +25,7 @@ struct ServiceAuditCrashTests {
     func killedBetweenEntryAndHead() async throws {
         let database = try TestPostgres.freshDatabase()
         try await GatedFixture.with(store: database) { gated in
-            try await gated.withServices(["a"]) { instances in
+            try await gated.withServices(["a"], arguments: Self.patient) { instances in
                 let socket = instances[0].socketPath
                 let token = try Self.ready(gated, socket: socket)
                 let entries = try Self.count(database, "audit_chain_log")
@@ -46,7 +46,7 @@ struct ServiceAuditCrashTests {
     func killedBetweenChangeAndSeal() async throws {
         let database = try TestPostgres.freshDatabase()
         try await GatedFixture.with(store: database) { gated in
-            try await gated.withServices(["a"]) { instances in
+            try await gated.withServices(["a"], arguments: Self.patient) { instances in
                 let socket = instances[0].socketPath
                 let token = try Self.ready(gated, socket: socket)
                 let (entries, credentials) = (
@@ -67,6 +67,11 @@ struct ServiceAuditCrashTests {
             }
         }
     }
+
+    /// The service waits for a lock as long as it may (600 s, not 10): the test must see it
+    /// waiting, and on a loaded machine its looks at pg_stat_activity (a psql each) can take
+    /// longer than the default wait, after which the service gives up and nothing waits any more.
+    private static let patient = ["--busy-timeout", "600"]
 
     /// A token, alice's credential saved and requested once (the verdict stored, the service's
     /// chain begun); returns the token.
