@@ -34,4 +34,11 @@ struct SiteAddressSchemeTests {
         #expect(try SiteAddress.parse("intranet:8080") == .notWeb("no web address: no scheme, and no host name"))
         #expect(try SiteAddress.parse("intranet:abc") == .notWeb("intranet: URL"))
     }
+
+    @Test(
+        "text before a colon and a letter that cannot be a scheme (a dot, _, a digit first, é) is no scheme: no web address",
+        arguments: ["shop.example:abc", "x_y:abc", "3x:abc", "ék:abc"])
+    func noSchemeBeforeColon(text: String) throws {
+        #expect(try SiteAddress.parse(text) == .notWeb("no web address: no scheme, and no host name"))
+    }
 }
