@@ -56,7 +56,7 @@ struct ServiceStaleSocketTests {
             atPath: run, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         // The client's first look at the directory finds it; the next one does not, as if it
         // were removed in between.
-        let vanishing = try Self.failingLstat(of: run, errno: ENOENT, after: 1, in: directory)
+        let vanishing = try Self.failingLook(of: run, errno: ENOENT, after: 1, in: directory)
         let result = try SwcredProcess.run(
             ["request", "--domain", "shop.example", "--server", run + "/swcred.sock"],
             environment: ["SWCRED_TOKEN": Self.token].merging(vanishing) { $1 })
@@ -64,6 +64,24 @@ struct ServiceStaleSocketTests {
         #expect(
             result.stderr.contains(
                 "no swcred service answers at \(run)/swcred.sock (\(run): No such file or directory)"),
+            "\(result.stderr)")
+    }
+
+    @Test("a directory above the socket's that vanishes while the client checks it: exit 7, no service at the socket")
+    func ancestorVanishes() throws {
+        let directory = try TemporaryDirectory()
+        let above = directory.path("above")
+        let run = above + "/run"
+        try FileManager.default.createDirectory(
+            atPath: run, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let vanishing = try Self.failingLook("stat", of: above, errno: ENOENT, after: 0, in: directory)
+        let result = try SwcredProcess.run(
+            ["request", "--domain", "shop.example", "--server", run + "/swcred.sock"],
+            environment: ["SWCRED_TOKEN": Self.token].merging(vanishing) { $1 })
+        #expect(result.status == 7, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "no swcred service answers at \(run)/swcred.sock (\(above): No such file or directory)"),
             "\(result.stderr)")
     }
 
@@ -101,7 +119,7 @@ struct ServiceStaleSocketTests {
         let run = directory.path("guarded")
         try FileManager.default.createDirectory(
             atPath: run, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        let guarded = try Self.failingLstat(of: run, errno: EACCES, after: 0, in: directory)
+        let guarded = try Self.failingLook(of: run, errno: EACCES, after: 0, in: directory)
         let result = try SwcredProcess.run(
             ["request", "--domain", "shop.example", "--server", run + "/swcred.sock"],
             environment: ["SWCRED_TOKEN": Self.token].merging(guarded) { $1 })
@@ -110,13 +128,15 @@ struct ServiceStaleSocketTests {
         #expect(!result.stderr.contains("no swcred service answers"), "\(result.stderr)")
     }
 
-    /// The environment that makes the client's `lstat` of `path` fail with `errno`, after the
-    /// first `after` looks succeed (a library for `LD_PRELOAD`, built in `directory`).
-    private static func failingLstat(
-        of path: String, errno code: Int32, after looks: Int, in directory: TemporaryDirectory
+    /// The environment that makes the client's `call` (`lstat`, or `stat`, which follows links)
+    /// of `path` fail with `errno`, after the first `after` looks succeed (a library for
+    /// `LD_PRELOAD`, built in `directory`).
+    private static func failingLook(
+        _ call: String = "lstat", of path: String, errno code: Int32, after looks: Int,
+        in directory: TemporaryDirectory
     ) throws -> [String: String] {
         let library = try PreloadLibrary.build(
-            "failing-lstat",
+            "failing-\(call)",
             source: """
                 #define _GNU_SOURCE
                 #include <dlfcn.h>
@@ -125,8 +145,8 @@ struct ServiceStaleSocketTests {
                 #include <string.h>
                 #include <sys/stat.h>
                 static int looks;
-                int lstat(const char *path, struct stat *info) {
-                    int (*next)(const char *, struct stat *) = dlsym(RTLD_NEXT, "lstat");
+                int \(call)(const char *path, struct stat *info) {
+                    int (*next)(const char *, struct stat *) = dlsym(RTLD_NEXT, "\(call)");
                     const char *target = getenv("SWCRED_TEST_LSTAT_PATH");
                     if (target && strcmp(path, target) == 0
                         && looks++ >= atoi(getenv("SWCRED_TEST_LSTAT_AFTER"))) {
