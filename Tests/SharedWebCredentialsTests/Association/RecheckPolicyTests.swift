@@ -148,6 +148,24 @@ struct RecheckPolicyTests {
         #expect(!policy.isDue(record, at: approvedAt + 4 * 86_400))
     }
 
+    @Test("a site is asked again when its time comes, or sooner for an approval gone stale only: never for a denial")
+    func dueWhenStaleOnlyForApprovals() throws {
+        let policy = RecheckPolicy()
+        let checkedAt = Date(timeIntervalSince1970: 1_000_000)
+        func record(_ verdict: AssociationVerdict, approvedAt: Date?) -> AssociationRecord {
+            AssociationRecord(
+                service: .webcredentials, app: LoopbackSite.app, domain: "example.com", verdict: verdict,
+                checkedAt: checkedAt, nextCheck: checkedAt + 60 * 86_400, lastError: nil, retryCount: 0,
+                documentDigest: nil, approvedAt: approvedAt)
+        }
+        let stale = checkedAt + 31 * 86_400
+        #expect(policy.isDue(record(.approved, approvedAt: checkedAt), at: stale), "an approval 31 days old")
+        #expect(!policy.isDue(record(.approved, approvedAt: checkedAt), at: checkedAt + 29 * 86_400))
+        #expect(!policy.isDue(record(.denied, approvedAt: nil), at: stale), "a denial waits for its time")
+        #expect(!policy.isDue(record(.denied, approvedAt: checkedAt), at: stale), "once approved, now denied")
+        #expect(policy.isDue(record(.denied, approvedAt: nil), at: checkedAt + 60 * 86_400))
+    }
+
     @Test("refresh verifies every entry of every service now and stores the verdicts")
     func refresh() async throws {
         let clock = ManualClock()
