@@ -34,4 +34,16 @@ struct ConnectToRuleTests {
         #expect(error?.code == .invalidInput)
         #expect(error?.message.contains(problem) == true, "\(String(describing: error))")
     }
+
+    @Test("a rule applies to its host, at its port when it names one, at every port when it does not")
+    func matches() throws {
+        let at443 = try ConnectToRule("example.com:443:127.0.0.1:8443")
+        let anyPort = try ConnectToRule("example.com::127.0.0.1:8443")
+        #expect(at443.matches(try DomainTarget("example.com")), "the default port, 443")
+        #expect(!at443.matches(try DomainTarget("example.com:8443")))
+        #expect(!at443.matches(try DomainTarget("other.example")))
+        #expect(anyPort.matches(try DomainTarget("example.com")))
+        #expect(anyPort.matches(try DomainTarget("example.com:8443")))
+        #expect(!anyPort.matches(try DomainTarget("other.example")))
+    }
 }
