@@ -220,6 +220,34 @@ struct GatedOperationsTests {
         #expect(try await offlineFacade.generatePassword(for: Self.shop).style == .strong)
     }
 
+    @Test(
+        "offline, an approval past its re-check time but not yet stale still serves, in as many reads as a fresh one"
+    )
+    func offlineDueApproval() async throws {
+        let offlineFacade = SharedWebCredentials(app: Self.app, vault: vault, verifier: nil)
+        try VaultTestSupport.approve(Self.app, for: ["webcredentials:shop.example"], in: vault)
+        _ = try await offlineFacade.add(
+            domain: Self.shop, account: "alice", password: SecureBytes(utf8: "offline-Pass1"), confirm: { _ in true })
+        func readsOfRequest() async throws -> Int {
+            let before = vault.transactionCounts.reads
+            #expect(try await offlineFacade.request(domain: Self.shop).map(\.account) == ["alice"])
+            return vault.transactionCounts.reads - before
+        }
+        let fresh = try await readsOfRequest()
+        let sixDaysAgo = Date() - 6 * 86_400
+        try VaultTestSupport.store(
+            Self.app, for: ["webcredentials:shop.example"], verdict: .approved, checkedAt: sixDaysAgo,
+            approvedAt: sixDaysAgo, in: vault)
+        #expect(try await readsOfRequest() == fresh, "no site to ask: the due approval decides in the same read")
+        let stale = Date() - 31 * 86_400
+        try VaultTestSupport.store(
+            Self.app, for: ["webcredentials:shop.example"], verdict: .approved, checkedAt: stale, approvedAt: stale,
+            in: vault)
+        #expect(
+            await VaultTestSupport.errorCode { _ = try await offlineFacade.request(domain: Self.shop) }
+                == .notApproved, "an approval 31 days old no longer serves")
+    }
+
     @Test("shared sign-in domains are searched only with includeShared, and only when approved")
     func sharedCredentials() async throws {
         #expect(SharedCredentialGroups.domains(sharingCredentialsWith: "3docean.net").contains("envato.com"))
