@@ -41,4 +41,10 @@ struct SiteAddressSchemeTests {
     func noSchemeBeforeColon(text: String) throws {
         #expect(try SiteAddress.parse(text) == .notWeb("no web address: no scheme, and no host name"))
     }
+
+    @Test("an empty URL, or one of spaces only, is refused as empty", arguments: ["", "   "])
+    func empty(text: String) {
+        let error = #expect(throws: SharedWebCredentialsError.self) { try SiteAddress.parse(text) }
+        #expect(error?.code == .invalidInput && error?.message == "the URL is empty", "\(String(describing: error))")
+    }
 }
