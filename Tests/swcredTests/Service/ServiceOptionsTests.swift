@@ -62,6 +62,14 @@ struct ServiceOptionsTests {
                 $0.listenWithTLS("[::1]:443", cert: "/k/b.crt", key: "/k/b.key")
             }, changes: listener(host: "::1", port: 443, cert: "/k/b.crt", key: "/k/b.key")),
         Case(
+            arguments: ["--listen", "127.0.0.1:1", "--tls-cert", "/k/a.crt", "--tls-key", "/k/a.key"],
+            change: { $0.listenWithTLS("127.0.0.1:1", cert: "/k/a.crt", key: "/k/a.key") },
+            changes: listener(host: "127.0.0.1", port: 1, cert: "/k/a.crt", key: "/k/a.key")),
+        Case(
+            arguments: ["--listen", "127.0.0.1:65535", "--tls-cert", "/k/a.crt", "--tls-key", "/k/a.key"],
+            change: { $0.listenWithTLS("127.0.0.1:65535", cert: "/k/a.crt", key: "/k/a.key") },
+            changes: listener(host: "127.0.0.1", port: 65535, cert: "/k/a.crt", key: "/k/a.key")),
+        Case(
             arguments: ["--metrics-without-token"], change: { $0.metricsWithoutToken = true },
             changes: ["metricsWithoutToken": "true"]),
         Case(
