@@ -86,11 +86,16 @@ public final class TestHTTPSServer: Sendable {
     public static func start(
         identity: TestIdentity, handler: @escaping @Sendable (TestRequest) -> TestRoute
     ) async throws -> TestHTTPSServer {
-        let configuration = TLSConfiguration.makeServerConfiguration(
+        let log = RequestLog()
+        var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: try identity.nioSSLChain().map { .certificate($0) },
             privateKey: .privateKey(try identity.nioSSLKey()))
+        // Each client hello's server name (SNI), kept; the handshake goes on unchanged.
+        configuration.sslContextCallback = { values, promise in
+            log.appendServerName(values.serverHostname ?? "")
+            promise.succeed(.noChanges)
+        }
         let context = try NIOSSLContext(configuration: configuration)
-        let log = RequestLog()
         // Its own thread, not the shared singleton the client under test uses: a server pumping
         // an endless body must not starve the client's reads on a loaded machine.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -115,6 +120,10 @@ public final class TestHTTPSServer: Sendable {
     /// Every request received so far, in order.
     public var requests: [TestRequest] { log.all }
 
+    /// The server name (SNI) of every TLS client hello so far, in order; empty for a hello
+    /// that named none.
+    public var serverNames: [String] { log.serverNames }
+
     /// The `--connect-to` argument that sends `host` (port 443 unless given) to this server.
     public func connectTo(_ host: String, port: Int = 443) -> String { "\(host):\(port):127.0.0.1:\(self.port)" }
 
@@ -129,12 +138,19 @@ public final class TestHTTPSServer: Sendable {
 private final class RequestLog: @unchecked Sendable {
     private let lock = NSLock()
     private var requests: [TestRequest] = []
+    private var names: [String] = []
 
     func append(_ request: TestRequest) {
         lock.lock()
         requests.append(request)
         lock.unlock()
     }
+
+    func appendServerName(_ name: String) {
+        lock.withLock { names.append(name) }
+    }
+
+    var serverNames: [String] { lock.withLock { names } }
 
     var all: [TestRequest] {
         lock.lock()

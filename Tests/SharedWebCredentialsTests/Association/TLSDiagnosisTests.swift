@@ -1,4 +1,5 @@
 import Foundation
+import SharedWebCredentials
 import Testing
 
 @testable import TestSupport
@@ -34,5 +35,22 @@ struct TLSDiagnosisTests {
         #expect(
             summary.contains("the certificate is for other.example.net, not example.com (wrong host)"), "\(summary)")
         #expect(requests.isEmpty)
+    }
+
+    @Test("the diagnosis's own handshake names the site (SNI), not the address --connect-to sends it to")
+    func diagnosisNamesTheSite() async throws {
+        let site = try LoopbackSite()
+        let serverNames = try await site.with(
+            hosts: ["example.com"], identity: try site.ca.issue(for: ["other.example.net"]), trustCA: false,
+            handler: { _ in .aasa(approving: ["ABCDE12345.com.example.app"]) }
+        ) { verifier, server in
+            let entitlements = try Entitlements(strings: ["webcredentials:example.com"])
+            let result = try await verifier.verify(
+                app: LoopbackSite.app, entitlements: entitlements, domain: try DomainTarget("example.com"))
+            #expect(result.summary?.contains("wrong host") == true, "\(String(describing: result.summary))")
+            return server.serverNames
+        }
+        #expect(serverNames.count >= 2, "the fetch's handshake and the diagnosis's: \(serverNames)")
+        #expect(serverNames.allSatisfy { $0 == "example.com" }, "\(serverNames)")
     }
 }
