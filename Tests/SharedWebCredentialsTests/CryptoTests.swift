@@ -124,6 +124,25 @@ struct CryptoTests {
         #expect(!keys.isAuthentic(table: "associations", values: values, mac: nil))
     }
 
+    @Test(
+        "a row's MAC covers every column, NULLs too; only trailing NULLs of columns added later are left out, as rows made before them were"
+    )
+    func coveredColumns() {
+        let keys = VaultKeys.generate(wrappingKey: SecureBytes.random(count: KeyDerivation.keyLength))
+        // A denial never approved: its last three columns are NULL, and every one is covered.
+        let verdict: [StoreValue] = [
+            .text("webcredentials"), .text("ABCDE12345.com.example.app"), .text("shop.example"), .text("denied"),
+            .integer(1), .integer(2), .null, .integer(0), .null, .null,
+        ]
+        #expect(
+            AuthenticatedTable.associations.mac(verdict, keys: keys)
+                == keys.stateMAC(table: "associations", values: verdict))
+        // An app without certificate fingerprints, a column added later (Android apps): made as before it.
+        let app: [StoreValue] = [.text("ABCDE12345.com.example.app"), .blob([1]), .integer(1), .null]
+        #expect(
+            AuthenticatedTable.apps.mac(app, keys: keys) == keys.stateMAC(table: "apps", values: Array(app.dropLast())))
+    }
+
     @Test("secure bytes: constant-time equality, random fill, large buffers")
     func secureBytes() {
         #expect(SecureBytes(utf8: "abc").isEqual(to: SecureBytes(utf8: "abc")))
