@@ -34,7 +34,9 @@ struct ServiceBrowserAcceptRetryTests {
                     "each failure said once: \(log)")
             }
             #expect(!log.contains("no more connections"), "\(log)")
-            #expect(try fixture.running.stop() == 0)
+            let service = try fixture.running
+            let status = service.stop()
+            #expect(status == 0, "exit \(status): \(service.log)")
         }
     }
 

@@ -25,7 +25,9 @@ struct ServiceBrowserInterruptedTests {
             let log = try fixture.running.log
             #expect(answers.allSatisfy { $0.contains("\"errorCode\"") }, "\(answers) \(log)")
             #expect(!log.contains("already holds"), "\(log)")
-            #expect(try fixture.running.stop() == 0)
+            let service = try fixture.running
+            let status = service.stop()
+            #expect(status == 0, "exit \(status): \(service.log)")
         }
     }
 }
