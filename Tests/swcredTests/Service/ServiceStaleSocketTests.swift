@@ -48,40 +48,25 @@ struct ServiceStaleSocketTests {
             "\(result.stderr)")
     }
 
-    @Test("a socket directory that vanishes while the client checks it: exit 7, no service there, the directory named")
-    func directoryVanishes() throws {
+    /// The socket's directory (`run`, as the client's second `lstat` of it finds it gone) or the
+    /// directory above it (`above`, at the client's first `stat` of it, which follows links).
+    @Test(
+        "a socket directory, or one above it, that vanishes while the client checks it: exit 7, no service at the socket, the directory named",
+        arguments: [("lstat", "run", 1), ("stat", "above", 0)])
+    func directoryVanishes(call: String, vanishing name: String, after looks: Int) throws {
         let directory = try TemporaryDirectory()
-        let run = directory.path("vanishing")
-        try FileManager.default.createDirectory(
-            atPath: run, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        // The client's first look at the directory finds it; the next one does not, as if it
-        // were removed in between.
-        let vanishing = try Self.failingLook(of: run, errno: ENOENT, after: 1, in: directory)
-        let result = try SwcredProcess.run(
-            ["request", "--domain", "shop.example", "--server", run + "/swcred.sock"],
-            environment: ["SWCRED_TOKEN": Self.token].merging(vanishing) { $1 })
-        #expect(result.status == 7, "\(result.stderr)")
-        #expect(
-            result.stderr.contains(
-                "no swcred service answers at \(run)/swcred.sock (\(run): No such file or directory)"),
-            "\(result.stderr)")
-    }
-
-    @Test("a directory above the socket's that vanishes while the client checks it: exit 7, no service at the socket")
-    func ancestorVanishes() throws {
-        let directory = try TemporaryDirectory()
-        let above = directory.path("above")
-        let run = above + "/run"
+        let run = directory.path("above/run")
         try FileManager.default.createDirectory(
             atPath: run, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let vanishing = try Self.failingLook("stat", of: above, errno: ENOENT, after: 0, in: directory)
+        let gone = name == "run" ? run : directory.path("above")
+        let vanishing = try Self.failingLook(call, of: gone, errno: ENOENT, after: looks, in: directory)
         let result = try SwcredProcess.run(
             ["request", "--domain", "shop.example", "--server", run + "/swcred.sock"],
             environment: ["SWCRED_TOKEN": Self.token].merging(vanishing) { $1 })
         #expect(result.status == 7, "\(result.stderr)")
         #expect(
             result.stderr.contains(
-                "no swcred service answers at \(run)/swcred.sock (\(above): No such file or directory)"),
+                "no swcred service answers at \(run)/swcred.sock (\(gone): No such file or directory)"),
             "\(result.stderr)")
     }
 
